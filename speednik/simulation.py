@@ -1,0 +1,163 @@
+"""The headless game: a `SimState` and `sim_step`, one frame at a time.
+
+`sim_step` is the single source of truth for what happens in a frame. It
+has no randomness: the same inputs from the same state give the same
+state, frame for frame. A `SimState` shares its stage (terrain, object
+lists, index) with every copy and owns only a few small mutable parts, so
+`sim.copy()` is cheap and a search can branch from any frame.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from speednik.events import (
+    CheckpointEvent,
+    DamageEvent,
+    DeathEvent,
+    EnemyDestroyedEvent,
+    Event,
+    GoalReachedEvent,
+    JumpEvent,
+    RingCollectedEvent,
+    SpringEvent,
+)
+from speednik.objects import ObjectIndex, interact, kill_player
+from speednik.physics import InputState
+from speednik.player import Player, PlayerState, create_player, player_update, radii
+from speednik.stages import Stage, load_stage
+
+__all__ = [
+    "SimState", "create_sim", "sim_step", "Event", "RingCollectedEvent",
+    "DamageEvent", "DeathEvent", "SpringEvent", "GoalReachedEvent",
+    "CheckpointEvent", "EnemyDestroyedEvent", "JumpEvent",
+]
+
+# The stage's side edges keep the player's centre this far inside.
+EDGE_MARGIN = 16.0
+
+_INDEX_CACHE: dict[int, tuple[Stage, ObjectIndex]] = {}
+
+
+def _index_for(stage: Stage) -> ObjectIndex:
+    hit = _INDEX_CACHE.get(id(stage))
+    if hit is None or hit[0] is not stage:
+        hit = (stage, ObjectIndex(stage))
+        _INDEX_CACHE[id(stage)] = hit
+    return hit[1]
+
+
+@dataclass(slots=True)
+class SimState:
+    stage: Stage
+    index: ObjectIndex
+    player: Player
+    ring_taken: bytearray
+    enemy_destroyed: bytearray
+    checkpoint_hit: bytearray
+    frame: int = 0
+    max_x_reached: float = 0.0
+    rings_collected: int = 0
+    deaths: int = 0
+    goal_reached: bool = False
+    player_dead: bool = False
+    checkpoint_x: float = 0.0
+    checkpoint_y: float = 0.0
+
+    @property
+    def goal_x(self) -> float:
+        return self.stage.goal.x
+
+    @property
+    def goal_y(self) -> float:
+        return self.stage.goal.y
+
+    @property
+    def level_width(self) -> int:
+        return self.stage.width
+
+    @property
+    def level_height(self) -> int:
+        return self.stage.height
+
+    @property
+    def tiles(self):
+        return self.stage.tiles
+
+    @property
+    def done(self) -> bool:
+        return self.goal_reached or self.player_dead
+
+    def copy(self) -> SimState:
+        return SimState(
+            self.stage, self.index, self.player.copy(),
+            bytearray(self.ring_taken), bytearray(self.enemy_destroyed),
+            bytearray(self.checkpoint_hit), self.frame, self.max_x_reached,
+            self.rings_collected, self.deaths, self.goal_reached,
+            self.player_dead, self.checkpoint_x, self.checkpoint_y,
+        )
+
+
+def create_sim(stage: str | Stage) -> SimState:
+    """A fresh simulation of a stage, given by name or as a built `Stage`."""
+    if isinstance(stage, str):
+        stage = load_stage(stage)
+    elif not isinstance(stage, Stage):
+        raise TypeError(
+            f"create_sim takes a stage name or a Stage, not {type(stage).__name__}")
+    player = create_player(stage.start_x, stage.start_y, stage.tiles)
+    return SimState(
+        stage=stage,
+        index=_index_for(stage),
+        player=player,
+        ring_taken=bytearray(len(stage.rings)),
+        enemy_destroyed=bytearray(len(stage.enemies)),
+        checkpoint_hit=bytearray(len(stage.checkpoints)),
+        max_x_reached=stage.start_x,
+        checkpoint_x=stage.start_x,
+        checkpoint_y=stage.start_y,
+    )
+
+
+def sim_step(sim: SimState, inp: InputState) -> list[Event]:
+    """Advance one frame and return what happened in it.
+
+    Death and the goal are terminal: afterwards a step changes nothing and
+    returns `[DeathEvent()]` (after death) or `[]` (after the goal).
+    """
+    if sim.player_dead:
+        return [DeathEvent()]
+    if sim.goal_reached:
+        return []
+    events: list[Event] = []
+    player = sim.player
+    p = player.physics
+    prev_x = p.x
+    if player_update(player, inp, sim.stage.tiles):
+        events.append(JumpEvent(p.x, p.y))
+
+    stage = sim.stage
+    if p.x < EDGE_MARGIN:
+        p.x = EDGE_MARGIN
+        if p.x_vel < 0.0:
+            p.x_vel = 0.0
+        if p.ground_speed < 0.0 and (p.angle <= 32 or p.angle >= 224):
+            p.ground_speed = 0.0
+    elif p.x > stage.width - EDGE_MARGIN:
+        p.x = stage.width - EDGE_MARGIN
+        if p.x_vel > 0.0:
+            p.x_vel = 0.0
+        if p.ground_speed > 0.0 and (p.angle <= 32 or p.angle >= 224):
+            p.ground_speed = 0.0
+
+    interact(sim, prev_x, events)
+
+    if not sim.player_dead and p.y - radii(p)[1] > stage.height:
+        kill_player(sim, "pit", events)
+
+    sim.frame += 1
+    if p.x > sim.max_x_reached:
+        sim.max_x_reached = p.x
+    if not sim.player_dead and p.x >= stage.goal.x:
+        sim.goal_reached = True
+        events.append(GoalReachedEvent(sim.frame))
+    return events
