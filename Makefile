@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m speednik.demo
+	$(PY) -m runners.baselines --stage hillside --agent jump-runner
 
 test: $(STAMP)
 	$(PY) -m pytest -q
