@@ -306,7 +306,13 @@ def _ground_sensors(player: Player, p: PhysicsState, tiles: TileMap) -> None:
     elif db < deepest:
         db = NO_HIT
     if db < da:
-        da, aa = db, ab
+        da, db, aa, ab = db, da, ab, aa
+    if not (aa & 63) and ab & 63 and db < NO_HIT:
+        # The nearer sensor read a square tile, whose angle carries no
+        # slope, while the other stands on a slope: on a curve built of
+        # tiles that is the better angle (a square one there reads as a
+        # wall one frame later).
+        aa = ab
     if da > (reach if reach < GROUND_SNAP_MAX else GROUND_SNAP_MAX):
         _leave_ground(player, p)
         return

@@ -1,0 +1,57 @@
+"""Random inputs on every built-in stage, on generated stages and on
+hand-made terrain: the player never ends a frame on the ground with its
+centre inside solid terrain, never holds a NaN, never exceeds the caps."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from speednik.simulation import create_sim, sim_step
+from speednik.stages import generate_stage, list_stages, load_stage
+from speednik.terrain import SOLID
+from fuzz_inputs import random_inputs
+from terrain_builders import loop_stage
+
+FRAMES_PER_RUN = 6000
+
+
+def check_run(stage, seed: int, frames: int = FRAMES_PER_RUN) -> int:
+    sim = create_sim(stage)
+    p = sim.player.physics
+    tiles = stage.tiles
+    for i, inp in enumerate(random_inputs(seed, frames)):
+        sim_step(sim, inp)
+        where = f"{stage.name} seed {seed} frame {i} at ({p.x:.1f}, {p.y:.1f})"
+        for v in (p.x, p.y, p.x_vel, p.y_vel, p.ground_speed):
+            assert not math.isnan(v), f"NaN, {where}"
+        assert abs(p.x_vel) <= 16.0 and abs(p.y_vel) <= 16.0, where
+        assert abs(p.ground_speed) <= 16.0, where
+        if p.on_ground:
+            assert tiles.solidity_at(p.x, p.y, p.layer) != SOLID, (
+                f"centre inside solid terrain on the ground, {where}")
+        if sim.player_dead or sim.goal_reached:
+            break
+    return i + 1
+
+
+@pytest.mark.parametrize("name", list_stages())
+def test_fuzz_builtin_stages(name):
+    stage = load_stage(name)
+    frames = sum(check_run(stage, seed) for seed in range(12))
+    assert frames > 0
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_fuzz_generated_stages(difficulty):
+    for seed in range(4):
+        stage = generate_stage(seed, difficulty)
+        for run in range(3):
+            check_run(stage, 1000 * seed + run)
+
+
+def test_fuzz_loops():
+    for radius in (48, 96, 128):
+        stage, _ = loop_stage(radius, lead=400, tail=400)
+        for seed in range(6):
+            check_run(stage, seed, 3000)
