@@ -8,11 +8,12 @@ every sensor direction (down, right, up, left) a 16-value height array and
 an angle byte. The hot path then reads flat Python lists only.
 
 A sensor casts from a pixel in one direction and returns the distance to the
-first surface facing it along that direction (0: the sensor pixel is the surface pixel;
-negative: the sensor is that deep inside solid) and that surface's angle.
-A height of 0 in the sensor's tile looks one tile further; a full height
-looks one tile back, as in the original game. Nothing found within that
-reach reads as NO_HIT.
+first solid pixel along it (0: the sensor pixel is that surface pixel;
+negative: the sensor is inside solid, that far past the surface it came
+through) and that surface's angle. It reads pixel-exact distance tables of
+the sensor's tile, looks one tile further when that tile is empty ahead,
+and one tile back when the solid reaches the tile's edge, as in the
+original game. Nothing found within that reach reads as NO_HIT.
 """
 from __future__ import annotations
 
@@ -34,32 +35,50 @@ CARDINAL_ANGLE = (0, 64, 128, 192)
 # Distance reported when no surface is within reach.
 NO_HIT = 32
 NUM_LAYERS = 2
+_PAD = 2
 
 
-def _tile_heights(solid: np.ndarray, top_only: np.ndarray) -> list[np.ndarray]:
-    """Height arrays of boolean tile masks (n, row, col), one per direction.
+# Scan-table codes. A value v for a pixel: 1..15, the next solid pixel is v
+# ahead in this tile; NONE, there is none; 0..-15, the pixel is solid and
+# the surface of its run is -v behind; -100 - k, the same with the run
+# reaching back to the tile's entry edge (so it may go on in the tile before).
+NONE = 64
+OPEN = -100
 
-    A sensor only meets surfaces that face it, so for each direction the
-    height is the length of the solid run attached to the tile's far edge
-    (the bottom edge for a sensor pointing down, and so on); solid that
-    hangs from the near edge belongs to a surface facing the other way.
-    A top-only tile is a platform seen from above: its height runs from its
-    first solid row down to the bottom edge, however thin it is.
-    """
-    def run(m: np.ndarray, axis: int) -> np.ndarray:
-        return np.cumprod(m, axis=axis).sum(axis=axis)
 
-    m = solid.astype(np.int64)
-    down = run(m[:, ::-1, :], 1)
-    up = run(m, 1)
-    right = run(m[:, :, ::-1], 2)
-    left = run(m, 2)
-    col_any = solid.any(axis=1)
-    platform = np.where(col_any, 16 - solid.argmax(axis=1), 0)
-    down[top_only] = platform[top_only]
-    for h in (right, up, left):
-        h[top_only] = 0
-    return [down, right, up, left]
+def _scan_tables(solid: np.ndarray) -> np.ndarray:
+    """Distance codes for masks (n, scan, lane), scanning along axis 1."""
+    n = solid.shape[0]
+    nxt = np.full((n, 17, 16), 16, np.int64)
+    for i in range(15, -1, -1):
+        nxt[:, i] = np.where(solid[:, i], i, nxt[:, i + 1])
+    start = np.zeros((n, 16, 16), np.int64)
+    for i in range(1, 16):
+        start[:, i] = np.where(solid[:, i - 1], start[:, i - 1], i)
+    idx = np.arange(16)[None, :, None]
+    ahead = np.where(nxt[:, :16] < 16, nxt[:, :16] - idx, NONE)
+    behind = start - idx
+    behind = np.where(start == 0, behind + OPEN, behind)
+    codes = np.where(solid, behind, ahead)
+    return codes.transpose(0, 2, 1)  # (n, lane, scan)
+
+
+def _oriented(solid: np.ndarray, direction: int) -> np.ndarray:
+    """Masks turned so the sensor's direction runs along axis 1."""
+    if direction == DOWN:
+        return solid
+    if direction == UP:
+        return solid[:, ::-1, :]
+    if direction == RIGHT:
+        return solid.transpose(0, 2, 1)
+    return solid.transpose(0, 2, 1)[:, ::-1, :]
+
+
+def _entry_heights(oriented: np.ndarray) -> np.ndarray:
+    """Per lane, how far the solid met first reaches back from the far
+    edge (16 - index of the first solid pixel), 0 for an empty lane."""
+    any_ = oriented.any(axis=1)
+    return np.where(any_, 16 - oriented.argmax(axis=1), 0)
 
 
 def _surface_angle(heights: np.ndarray, direction: int) -> int:
@@ -88,13 +107,39 @@ def _surface_angle(heights: np.ndarray, direction: int) -> int:
     return int(round(deg * 256.0 / 360.0)) % 256
 
 
+def _cast(table: list, angles: list, cells: list, k: int, step: int,
+          lane: int, i: int) -> tuple[int, int]:
+    """One sensor in a padded cell list: tile `k`, `step` to the next tile
+    along the direction, scan position `i` in lane `lane` (pre-shifted)."""
+    t = cells[k]
+    v = table[(t << 8) + lane + i]
+    if v == NONE:
+        t2 = cells[k + step]
+        v2 = table[(t2 << 8) + lane]
+        if v2 == NONE:
+            return NO_HIT, angles[0]
+        if v2 > 0:
+            return 16 - i + v2, angles[t2]
+        return 16 - i, angles[t2]
+    if v > OPEN:
+        return v, angles[t]
+    t0 = cells[k - step]
+    v0 = table[(t0 << 8) + lane + 15]
+    if v0 <= 0:
+        if v0 > OPEN:
+            return v0 - 1 - i, angles[t0]
+        return -16 - i, angles[t0]
+    return -i, angles[t]
+
+
 class TileMap:
     """Tiles of a stage on its collision layers, with the four sensor casts."""
 
     __slots__ = (
-        "width_tiles", "height_tiles", "cells", "h_down", "h_right", "h_up",
-        "h_left", "a_down", "a_right", "a_up", "a_left", "top_only",
-        "masks", "cell_grids",
+        "width_tiles", "height_tiles", "cells", "masks", "cell_grids",
+        "a_down", "a_right", "a_up", "a_left", "top_only",
+        "_pcells", "_pw", "_t_down_all", "_t_down", "_t_right", "_t_up",
+        "_t_left",
     )
 
     def __init__(self, masks: np.ndarray, cell_grids: Sequence[np.ndarray]):
@@ -104,15 +149,26 @@ class TileMap:
         self.cell_grids = [np.asarray(g, dtype=np.int32) for g in cell_grids]
         self.height_tiles, self.width_tiles = self.cell_grids[0].shape
         self.cells = [g.ravel().tolist() for g in self.cell_grids]
+        # Two empty tiles of padding on every side: a cast near an edge
+        # needs no bounds checks for the tiles before and after its own.
+        self._pw = self.width_tiles + 2 * _PAD
+        self._pcells = [np.pad(g, _PAD).ravel().tolist() for g in self.cell_grids]
         solid = masks > 0
-        top_only = (masks.max(axis=(1, 2)) == TOP_ONLY)
-        heights = _tile_heights(solid, top_only)
-        self.h_down, self.h_right, self.h_up, self.h_left = (
-            h.astype(int).ravel().tolist() for h in heights)
-        angles = [[_surface_angle(heights[d][t], d) for t in range(len(masks))]
-                  for d in DIRECTIONS]
-        self.a_down, self.a_right, self.a_up, self.a_left = angles
+        top_only = masks.max(axis=(1, 2)) == TOP_ONLY
         self.top_only = top_only.tolist()
+        full = solid & ~top_only[:, None, None]
+        tables = []
+        angles = []
+        for d in DIRECTIONS:
+            # A top-only tile exists for the floor sensor alone.
+            oriented = _oriented(solid if d == DOWN else full, d)
+            tables.append(_scan_tables(oriented).ravel().tolist())
+            heights = _entry_heights(oriented)
+            angles.append([_surface_angle(heights[t], d)
+                           for t in range(len(masks))])
+        self._t_down_all, self._t_right, self._t_up, self._t_left = tables
+        self._t_down = _scan_tables(_oriented(full, DOWN)).ravel().tolist()
+        self.a_down, self.a_right, self.a_up, self.a_left = angles
 
     @classmethod
     def from_grids(cls, grids: Sequence[np.ndarray]) -> TileMap:
@@ -186,115 +242,36 @@ class TileMap:
 
     def cast_down(self, px: int, py: int, layer: int,
                   top_only: bool) -> tuple[int, int]:
-        w = self.width_tiles
-        tx = px >> 4
-        if tx < 0 or tx >= w:
+        tx, ty = px >> 4, py >> 4
+        if not (-1 <= tx <= self.width_tiles and -1 <= ty <= self.height_tiles):
             return NO_HIT, 0
-        cells = self.cells[layer]
-        hd = self.h_down
-        last = self.height_tiles - 1
-        col = px & 15
-        ty = py >> 4
-        t = cells[ty * w + tx] if 0 <= ty <= last else 0
-        h = hd[t * 16 + col]
-        if h and not top_only and self.top_only[t]:
-            h = 0
-        if h == 0:
-            ty += 1
-            t = cells[ty * w + tx] if 0 <= ty <= last else 0
-            h = hd[t * 16 + col]
-            if h == 0 or (not top_only and self.top_only[t]):
-                return NO_HIT, 0
-            return (ty << 4) + 16 - h - py, self.a_down[t]
-        if h == 16:
-            ty2 = ty - 1
-            t2 = cells[ty2 * w + tx] if 0 <= ty2 <= last else 0
-            h2 = hd[t2 * 16 + col]
-            if h2 and (top_only or not self.top_only[t2]):
-                return (ty2 << 4) + 16 - h2 - py, self.a_down[t2]
-            return (ty << 4) - py, self.a_down[t]
-        return (ty << 4) + 16 - h - py, self.a_down[t]
+        pw = self._pw
+        return _cast(self._t_down_all if top_only else self._t_down,
+                     self.a_down, self._pcells[layer],
+                     (ty + _PAD) * pw + tx + _PAD, pw,
+                     (px & 15) << 4, py & 15)
 
     def cast_up(self, px: int, py: int, layer: int) -> tuple[int, int]:
-        w = self.width_tiles
-        tx = px >> 4
-        if tx < 0 or tx >= w:
+        tx, ty = px >> 4, py >> 4
+        if not (-1 <= tx <= self.width_tiles and -1 <= ty <= self.height_tiles):
             return NO_HIT, 128
-        cells = self.cells[layer]
-        hu = self.h_up
-        last = self.height_tiles - 1
-        col = px & 15
-        ty = py >> 4
-        t = cells[ty * w + tx] if 0 <= ty <= last else 0
-        h = hu[t * 16 + col]
-        if h == 0:
-            ty -= 1
-            t = cells[ty * w + tx] if 0 <= ty <= last else 0
-            h = hu[t * 16 + col]
-            if h == 0:
-                return NO_HIT, 128
-            return py - ((ty << 4) + h - 1), self.a_up[t]
-        if h == 16:
-            ty2 = ty + 1
-            t2 = cells[ty2 * w + tx] if 0 <= ty2 <= last else 0
-            h2 = hu[t2 * 16 + col]
-            if h2:
-                return py - ((ty2 << 4) + h2 - 1), self.a_up[t2]
-            return py - ((ty << 4) + 15), self.a_up[t]
-        return py - ((ty << 4) + h - 1), self.a_up[t]
+        pw = self._pw
+        return _cast(self._t_up, self.a_up, self._pcells[layer],
+                     (ty + _PAD) * pw + tx + _PAD, -pw,
+                     (px & 15) << 4, 15 - (py & 15))
 
     def cast_right(self, px: int, py: int, layer: int) -> tuple[int, int]:
-        ty = py >> 4
-        if ty < 0 or ty >= self.height_tiles:
+        tx, ty = px >> 4, py >> 4
+        if not (-1 <= tx <= self.width_tiles and -1 <= ty <= self.height_tiles):
             return NO_HIT, 64
-        w = self.width_tiles
-        cells = self.cells[layer]
-        hr = self.h_right
-        row = py & 15
-        tx = px >> 4
-        base = ty * w
-        t = cells[base + tx] if 0 <= tx < w else 0
-        h = hr[t * 16 + row]
-        if h == 0:
-            tx += 1
-            t = cells[base + tx] if 0 <= tx < w else 0
-            h = hr[t * 16 + row]
-            if h == 0:
-                return NO_HIT, 64
-            return (tx << 4) + 16 - h - px, self.a_right[t]
-        if h == 16:
-            tx2 = tx - 1
-            t2 = cells[base + tx2] if 0 <= tx2 < w else 0
-            h2 = hr[t2 * 16 + row]
-            if h2:
-                return (tx2 << 4) + 16 - h2 - px, self.a_right[t2]
-            return (tx << 4) - px, self.a_right[t]
-        return (tx << 4) + 16 - h - px, self.a_right[t]
+        return _cast(self._t_right, self.a_right, self._pcells[layer],
+                     (ty + _PAD) * self._pw + tx + _PAD, 1,
+                     (py & 15) << 4, px & 15)
 
     def cast_left(self, px: int, py: int, layer: int) -> tuple[int, int]:
-        ty = py >> 4
-        if ty < 0 or ty >= self.height_tiles:
+        tx, ty = px >> 4, py >> 4
+        if not (-1 <= tx <= self.width_tiles and -1 <= ty <= self.height_tiles):
             return NO_HIT, 192
-        w = self.width_tiles
-        cells = self.cells[layer]
-        hl = self.h_left
-        row = py & 15
-        tx = px >> 4
-        base = ty * w
-        t = cells[base + tx] if 0 <= tx < w else 0
-        h = hl[t * 16 + row]
-        if h == 0:
-            tx -= 1
-            t = cells[base + tx] if 0 <= tx < w else 0
-            h = hl[t * 16 + row]
-            if h == 0:
-                return NO_HIT, 192
-            return px - ((tx << 4) + h - 1), self.a_left[t]
-        if h == 16:
-            tx2 = tx + 1
-            t2 = cells[base + tx2] if 0 <= tx2 < w else 0
-            h2 = hl[t2 * 16 + row]
-            if h2:
-                return px - ((tx2 << 4) + h2 - 1), self.a_left[t2]
-            return px - ((tx << 4) + 15), self.a_left[t]
-        return px - ((tx << 4) + h - 1), self.a_left[t]
+        return _cast(self._t_left, self.a_left, self._pcells[layer],
+                     (ty + _PAD) * self._pw + tx + _PAD, -1,
+                     (py & 15) << 4, 15 - (px & 15))
