@@ -1,0 +1,185 @@
+"""`SpeednikEnv`: the game as a Gymnasium environment.
+
+    import gymnasium, speednik
+    env = gymnasium.make("speednik/Hillside-v0")
+    obs, info = env.reset()
+    obs, reward, terminated, truncated, info = env.step(2)   # hold right
+
+- actions: Discrete(8), see `speednik.actions`;
+- observations: a float32 Box sized by the chosen encoder ("basic": 12
+  values, "terrain": 28, see `speednik.observation`), or "tokens": a
+  uint8 Box (200, 3) of `speednik.tokens`;
+- reward: `speednik.reward`, by default its standard table; pass a
+  mapping of component weights, or a `CompositeReward` (which the
+  environment then owns: do not share one between environments);
+- terminated when the goal is reached or the player dies, truncated after
+  `max_steps` steps;
+- info: frame, x, y, max_x, rings (collected this episode), deaths,
+  goal_reached.
+
+The stage is built once per environment; every reset starts from a copy of
+its pristine initial state. The game has no randomness, so `seed` changes
+nothing but is accepted as Gymnasium requires; `options` are ignored.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, SupportsFloat
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from speednik.actions import NUM_ACTIONS, action_to_input
+from speednik.constants import DEFAULT_MAX_STEPS
+from speednik.observation import get_observation, list_observations
+from speednik.reward import CompositeReward, make_reward, default_reward
+from speednik.simulation import SimState, create_sim, sim_step
+from speednik.stages import Stage, load_stage
+from speednik.tokens import TokenEncoder
+
+TOKENS = "tokens"
+
+# Gymnasium ids of the built-in stages.
+ENV_IDS: dict[str, str] = {
+    "speednik/Hillside-v0": "hillside",
+    "speednik/Pipeworks-v0": "pipeworks",
+    "speednik/Skybridge-v0": "skybridge",
+}
+
+
+class SpeednikEnv(gymnasium.Env):
+    """One stage of the game; see the module docstring."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 60}
+
+    def __init__(self, stage: str | os.PathLike[str] | Stage = "hillside",
+                 observation: str = "basic", max_steps: int = DEFAULT_MAX_STEPS,
+                 render_mode: str | None = None,
+                 reward: CompositeReward | Mapping[str, float] | None = None) -> None:
+        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) \
+                or max_steps < 1:
+            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"unknown render_mode {render_mode!r}: accepted are None, "
+                f"{', '.join(map(repr, self.metadata['render_modes']))}")
+        self.max_steps = int(max_steps)
+        self.render_mode = render_mode
+
+        if isinstance(stage, (str, os.PathLike)):
+            stage = load_stage(stage)
+        elif not isinstance(stage, Stage):
+            raise TypeError(
+                f"stage must be a stage name, a profile path or a Stage, not "
+                f"{type(stage).__name__}")
+        self.stage = stage
+        self._initial = create_sim(stage)
+
+        self.observation_name = observation
+        self.tokens: TokenEncoder | None = None
+        if observation == TOKENS:
+            self.tokens = TokenEncoder(max_steps=self.max_steps)
+            self._encode = self.tokens.encode
+            self.observation_space = spaces.Box(0, 255, self.tokens.shape, np.uint8)
+        else:
+            if observation not in list_observations():
+                raise ValueError(
+                    f"unknown observation {observation!r}: accepted names are "
+                    f"{', '.join(map(repr, observation_names()))}")
+            encoder = get_observation(observation)
+            self._encode = encoder.fn
+            self.observation_space = spaces.Box(
+                -np.inf, np.inf, (encoder.size,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+
+        if reward is None:
+            reward = default_reward(self.max_steps)
+        elif isinstance(reward, Mapping):
+            reward = make_reward(reward, self.max_steps)
+        elif not isinstance(reward, CompositeReward):
+            raise TypeError(
+                "reward must be None, a CompositeReward or a mapping of component "
+                f"weights, not {type(reward).__name__}")
+        self.reward_fn = reward
+        self._reward_step = reward.step
+
+        self.sim: SimState | None = None
+        self._jump_held = False
+        self._steps = 0
+
+    # -- the Gymnasium API --------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self.sim = sim = self._initial.copy()
+        self._jump_held = False
+        self._steps = 0
+        self.reward_fn.reset(sim)
+        if self.tokens is not None:
+            self.tokens.reset()
+        return self._encode(sim), self._info(sim)
+
+    def step(self, action: int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        sim = self.sim
+        if sim is None:
+            raise RuntimeError("call reset() before step()")
+        inp, self._jump_held = action_to_input(action, self._jump_held)
+        events = sim_step(sim, inp)
+        reward = self._reward_step(sim, events)
+        self._steps = steps = self._steps + 1
+        if self.tokens is not None:
+            self.tokens.record(action, reward)
+        p = sim.player.physics
+        # The info dict is spelled out rather than built by _info: this is
+        # the hot path, and a call costs as much as the dict.
+        return (
+            self._encode(sim), reward, sim.goal_reached or sim.player_dead,
+            steps >= self.max_steps,
+            {"frame": sim.frame, "x": p.x, "y": p.y, "max_x": sim.max_x_reached,
+             "rings": sim.rings_collected, "deaths": sim.deaths,
+             "goal_reached": sim.goal_reached},
+        )
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode != "rgb_array":
+            return None
+        from speednik.render import render_frame
+        sim = self.sim if self.sim is not None else self._initial
+        return render_frame(sim)
+
+    def close(self) -> None:
+        pass
+
+    # -- state ----------------------------------------------------------------------
+
+    @property
+    def steps(self) -> int:
+        """Steps taken since the last reset."""
+        return self._steps
+
+    @staticmethod
+    def _info(sim: SimState) -> dict[str, Any]:
+        p = sim.player.physics
+        return {"frame": sim.frame, "x": p.x, "y": p.y, "max_x": sim.max_x_reached,
+                "rings": sim.rings_collected, "deaths": sim.deaths,
+                "goal_reached": sim.goal_reached}
+
+
+def observation_names() -> tuple[str, ...]:
+    """Every `observation` the environment accepts."""
+    return list_observations() + (TOKENS,)
+
+
+def register_envs() -> None:
+    """Register the built-in stages with Gymnasium (once; repeats are no-ops)."""
+    from gymnasium.envs.registration import register, registry
+    for env_id, stage in ENV_IDS.items():
+        if env_id not in registry:
+            register(id=env_id, entry_point="speednik.env:SpeednikEnv",
+                     kwargs={"stage": stage})
+
+
+# Importing this module is enough to make the ids available.
+register_envs()

@@ -1,0 +1,439 @@
+"""Observations: what an agent sees of a simulation, as float32 vectors.
+
+Two encoders, registered by name:
+
+"basic" (12 values, `extract_observation`), the kinematic summary:
+
+| idx | name          | value                                   |
+|-----|---------------|-----------------------------------------|
+| 0   | x             | x / level_width                         |
+| 1   | y             | y / level_height                        |
+| 2   | x_vel         | x_vel / MAX_X_SPEED (16)                |
+| 3   | y_vel         | y_vel / MAX_X_SPEED                     |
+| 4   | on_ground     | 1.0 or 0.0                              |
+| 5   | ground_speed  | ground_speed / MAX_X_SPEED              |
+| 6   | is_rolling    | 1.0 or 0.0                              |
+| 7   | facing_right  | 1.0 or 0.0                              |
+| 8   | angle         | angle byte / 255                        |
+| 9   | max_x         | max_x_reached / level_width             |
+| 10  | goal_dx       | (goal_x - x) / level_width              |
+| 11  | time          | frame / 3600                            |
+
+"terrain" (28 values, `extract_terrain_observation`): the 12 above, then
+probes of the terrain and objects around the player. The probes look the
+way the player moves (the sign of x_vel when it is at least 1 px/frame,
+otherwise the way it faces), so "ahead" below means that direction; they
+use the player's collision layer, and rays are horizontal and vertical in
+the stage's frame even when the player runs up a wall.
+
+| idx | name              | value                                              |
+|-----|-------------------|----------------------------------------------------|
+| 12  | look_dir          | +1 looking right, -1 looking left                  |
+| 13  | wall_ahead        | distance to solid ahead at centre height / 128     |
+| 14  | wall_ahead_low    | the same at knee height (centre + half height)     |
+| 15  | ground_ahead_near | ground height 32 px ahead, relative to the feet    |
+| 16  | ground_ahead_mid  | the same 96 px ahead                               |
+| 17  | ground_ahead_far  | the same 192 px ahead                              |
+| 18  | slope_ahead       | signed surface angle at the near probe / 64        |
+| 19  | ground_below      | distance from the feet down to ground / 128        |
+| 20  | ceiling_above     | distance from the head up to solid / 64            |
+| 21  | gap_ahead         | 1 when a ground-ahead probe found no ground        |
+| 22  | enemy_near        | 1 - distance / 256 to the nearest live enemy       |
+| 23  | enemy_dx          | its x offset / 256, positive ahead                 |
+| 24  | enemy_dy          | its y offset / 256, positive below                 |
+| 25  | hazard_near       | as enemy_near, for the nearest spikes              |
+| 26  | hazard_dx         | as enemy_dx                                        |
+| 27  | hazard_dy         | as enemy_dy                                        |
+
+- Distances read 1.0 when nothing is within reach (and 0 when touching).
+- Ground heights are (ground y - feet y) / 64: 0 level, > 0 lower (a
+  drop), < 0 higher (a step up); clipped to [-1, 2], where 2 means no
+  ground within 128 px below the feet (a gap).
+- slope_ahead is > 0 when the ground rises ahead, 0 on the flat or with
+  no ground; 1 would be a vertical rise.
+- ground_below is 0 when standing.
+- With no live enemy (no spikes) within 256 px, the three enemy (hazard)
+  values are 0.
+
+Top-only ledges count as ground for the ground probes and are invisible to
+the wall and ceiling rays, as they are to the player.
+"""
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from speednik.constants import (
+    DEFAULT_MAX_STEPS,
+    MAX_X_SPEED,
+    ROLL_HEIGHT_RADIUS,
+    STAND_HEIGHT_RADIUS,
+)
+from speednik.enemies import enemy_position
+from speednik.terrain import NO_HIT
+
+if TYPE_CHECKING:
+    from speednik.simulation import SimState
+    from speednik.stages.stage import Stage
+
+OBS_DIM = 12
+OBS_NAMES: tuple[str, ...] = (
+    "x", "y", "x_vel", "y_vel", "on_ground", "ground_speed", "is_rolling",
+    "facing_right", "angle", "max_x", "goal_dx", "time",
+)
+# The time feature counts in minutes of game time whatever the episode length.
+TIME_NORM = float(DEFAULT_MAX_STEPS)
+
+TERRAIN_NAMES: tuple[str, ...] = OBS_NAMES + (
+    "look_dir", "wall_ahead", "wall_ahead_low", "ground_ahead_near",
+    "ground_ahead_mid", "ground_ahead_far", "slope_ahead", "ground_below",
+    "ceiling_above", "gap_ahead", "enemy_near", "enemy_dx", "enemy_dy",
+    "hazard_near", "hazard_dx", "hazard_dy",
+)
+TERRAIN_OBS_DIM = len(TERRAIN_NAMES)
+
+WALL_REACH = 128
+GROUND_AHEAD = (32, 96, 192)
+# Ground probes start this far above the centre so a step up is found.
+GROUND_PROBE_RISE = 32
+DROP_REACH = 128
+DROP_NORM = 64.0
+BELOW_REACH = 128
+CEILING_REACH = 64
+OBJECT_REACH = 256.0
+# Below this speed (px/frame) the probes follow the facing, not the motion.
+LOOK_SPEED = 1.0
+
+_INV_SPEED = 1.0 / MAX_X_SPEED
+_INV_TIME = 1.0 / TIME_NORM
+_F32 = np.float32
+
+
+def extract_observation(sim: SimState) -> np.ndarray:
+    """The 12-value "basic" observation (table in the module docstring)."""
+    p = sim.player.physics
+    stage = sim.stage
+    inv_w = 1.0 / stage.width
+    x = p.x
+    return np.array((
+        x * inv_w, p.y / stage.height, p.x_vel * _INV_SPEED,
+        p.y_vel * _INV_SPEED, p.on_ground, p.ground_speed * _INV_SPEED,
+        p.is_rolling, p.facing_right, p.angle / 255.0,
+        sim.max_x_reached * inv_w, (stage.goal.x - x) * inv_w,
+        sim.frame * _INV_TIME,
+    ), _F32)
+
+
+# -- terrain probes -----------------------------------------------------------
+
+def ray_right(tiles, x: int, y: int, layer: int, reach: int) -> int:
+    """Distance from pixel (x, y) to the first solid pixel to its right, or
+    `reach + 1` when there is none within `reach` (never negative).
+
+    Empty tiles are skipped by index; the cast runs only where a tile holds
+    something, so a long clear ray costs a few list reads.
+    """
+    ty = y >> 4
+    w = tiles.width_tiles
+    if not 0 <= ty < tiles.height_tiles:
+        return reach + 1
+    cells = tiles.cells[layer]
+    row = ty * w
+    tx = x >> 4
+    if tx < 0:
+        tx = 0
+    last = (x + reach) >> 4
+    if last >= w:
+        last = w - 1
+    while tx <= last:
+        if cells[row + tx]:
+            px = tx << 4
+            if px < x:
+                px = x
+            d, _ = tiles.cast_right(px, y, layer)
+            if d != NO_HIT:
+                d += px - x
+                return (d if d > 0 else 0) if d <= reach else reach + 1
+            tx += 2  # the cast read this tile and the next
+        else:
+            tx += 1
+    return reach + 1
+
+
+def ray_left(tiles, x: int, y: int, layer: int, reach: int) -> int:
+    ty = y >> 4
+    w = tiles.width_tiles
+    if not 0 <= ty < tiles.height_tiles:
+        return reach + 1
+    cells = tiles.cells[layer]
+    row = ty * w
+    tx = x >> 4
+    if tx >= w:
+        tx = w - 1
+    last = (x - reach) >> 4
+    if last < 0:
+        last = 0
+    while tx >= last:
+        if cells[row + tx]:
+            px = (tx << 4) + 15
+            if px > x:
+                px = x
+            d, _ = tiles.cast_left(px, y, layer)
+            if d != NO_HIT:
+                d += x - px
+                return (d if d > 0 else 0) if d <= reach else reach + 1
+            tx -= 2
+        else:
+            tx -= 1
+    return reach + 1
+
+
+def ray_down(tiles, x: int, y: int, layer: int, reach: int) -> tuple[int, int]:
+    """(distance, surface angle) from pixel (x, y) down to the first ground,
+    top-only ledges included; (`reach + 1`, 0) when there is none within
+    `reach`. A start inside the ground gives the (negative) distance up to
+    its surface when that is within a tile or so."""
+    tx = x >> 4
+    w = tiles.width_tiles
+    if not 0 <= tx < w:
+        return reach + 1, 0
+    cells = tiles.cells[layer]
+    ty = y >> 4
+    if ty < 0:
+        ty = 0
+    last = (y + reach) >> 4
+    if last >= tiles.height_tiles:
+        last = tiles.height_tiles - 1
+    while ty <= last:
+        if cells[ty * w + tx]:
+            py = ty << 4
+            if py < y:
+                py = y
+            d, a = tiles.cast_down(x, py, layer, True)
+            if d != NO_HIT:
+                d += py - y
+                return (d, a) if d <= reach else (reach + 1, 0)
+            ty += 2
+        else:
+            ty += 1
+    return reach + 1, 0
+
+
+def ray_up(tiles, x: int, y: int, layer: int, reach: int) -> int:
+    tx = x >> 4
+    w = tiles.width_tiles
+    if not 0 <= tx < w:
+        return reach + 1
+    cells = tiles.cells[layer]
+    ty = y >> 4
+    if ty >= tiles.height_tiles:
+        ty = tiles.height_tiles - 1
+    last = (y - reach) >> 4
+    if last < 0:
+        last = 0
+    while ty >= last:
+        if cells[ty * w + tx]:
+            py = (ty << 4) + 15
+            if py > y:
+                py = y
+            d, _ = tiles.cast_up(x, py, layer)
+            if d != NO_HIT:
+                d += y - py
+                return (d if d > 0 else 0) if d <= reach else reach + 1
+            ty -= 2
+        else:
+            ty -= 1
+    return reach + 1
+
+
+@dataclass(slots=True)
+class _StageObjects:
+    """Enemies and spikes of a stage sorted by x, for range queries."""
+
+    stage: Stage
+    enemy_x: list[float]
+    enemies: list[tuple[int, object]]
+    enemy_span: float
+    spike_x: list[float]
+    spikes: list[tuple[float, float]]
+
+
+_OBJECTS_CACHE: dict[int, _StageObjects] = {}
+# Generated stages come and go; keep only the most recent few.
+_CACHE_SIZE = 16
+
+
+def _stage_objects(stage: Stage) -> _StageObjects:
+    hit = _OBJECTS_CACHE.get(id(stage))
+    if hit is not None and hit.stage is stage:
+        return hit
+    order = sorted(range(len(stage.enemies)), key=lambda i: stage.enemies[i].x)
+    enemies = [(i, stage.enemies[i]) for i in order]
+    # Spikes are located by the middle of their box.
+    spikes = sorted((s.x, s.y - s.height / 2) for s in stage.spikes)
+    hit = _StageObjects(
+        stage, [e.x for _, e in enemies], enemies,
+        max((e.span for e in stage.enemies if e.kind == "walker"), default=0.0),
+        [s[0] for s in spikes], spikes)
+    if len(_OBJECTS_CACHE) >= _CACHE_SIZE:
+        _OBJECTS_CACHE.pop(next(iter(_OBJECTS_CACHE)))
+    _OBJECTS_CACHE[id(stage)] = hit
+    return hit
+
+
+
+def _object_features(near: float, dx: float, dy: float,
+                     look: float) -> tuple[float, float, float]:
+    if near > OBJECT_REACH:
+        return 0.0, 0.0, 0.0
+    k = 1.0 / OBJECT_REACH
+    return 1.0 - near * k, dx * look * k, dy * k
+
+
+def _terrain_probes(sim: SimState) -> list[float]:
+    p = sim.player.physics
+    tiles = sim.stage.tiles
+    layer = p.layer
+    x = math.floor(p.x)
+    y = math.floor(p.y)
+    if p.x_vel >= LOOK_SPEED or (p.x_vel > -LOOK_SPEED and p.facing_right):
+        look = 1.0
+        wall = ray_right
+    else:
+        look = -1.0
+        wall = ray_left
+    hr = ROLL_HEIGHT_RADIUS if p.is_rolling else STAND_HEIGHT_RADIUS
+    feet = y + hr
+
+    wall_mid = wall(tiles, x, y, layer, WALL_REACH)
+    wall_low = wall(tiles, x, y + hr // 2, layer, WALL_REACH)
+
+    top = y - GROUND_PROBE_RISE
+    reach = feet - top + DROP_REACH
+    ground: list[float] = []
+    slope = 0.0
+    gap = 0.0
+    for k, ahead in enumerate(GROUND_AHEAD):
+        d, a = ray_down(tiles, x + int(look) * ahead, top, layer, reach)
+        if d > reach:
+            ground.append(DROP_REACH / DROP_NORM)
+            gap = 1.0
+            continue
+        drop = (top + d - feet) / DROP_NORM
+        ground.append(-1.0 if drop < -1.0 else drop)
+        if k == 0:
+            signed = a - 256 if a >= 128 else a
+            slope = signed * look / 64.0
+    if p.on_ground and (p.angle <= 32 or p.angle >= 224):
+        below = 0   # standing on a floor: no need to look
+    else:
+        below, _ = ray_down(tiles, x, feet, layer, BELOW_REACH)
+        below = 0 if below < 0 else below
+    above = ray_up(tiles, x, y - hr, layer, CEILING_REACH)
+
+    objs = _stage_objects(sim.stage)
+    px, py = p.x, p.y
+    best = OBJECT_REACH + 1.0
+    edx = edy = 0.0
+    if objs.enemies:
+        lo = bisect_left(objs.enemy_x, px - OBJECT_REACH - objs.enemy_span)
+        hi = bisect_right(objs.enemy_x, px + OBJECT_REACH)
+        destroyed = sim.enemy_destroyed
+        frame = sim.frame
+        for i, enemy in objs.enemies[lo:hi]:
+            if destroyed[i]:
+                continue
+            ex, ey = enemy_position(enemy, frame)
+            d = math.hypot(ex - px, ey - py)
+            if d < best:
+                best, edx, edy = d, ex - px, ey - py
+    enemy = _object_features(best, edx, edy, look)
+    best = OBJECT_REACH + 1.0
+    hdx = hdy = 0.0
+    if objs.spikes:
+        lo = bisect_left(objs.spike_x, px - OBJECT_REACH)
+        hi = bisect_right(objs.spike_x, px + OBJECT_REACH)
+        for sx, sy in objs.spikes[lo:hi]:
+            d = math.hypot(sx - px, sy - py)
+            if d < best:
+                best, hdx, hdy = d, sx - px, sy - py
+    hazard = _object_features(best, hdx, hdy, look)
+
+    return [
+        look,
+        min(wall_mid, WALL_REACH) / WALL_REACH,
+        min(wall_low, WALL_REACH) / WALL_REACH,
+        *ground,
+        slope,
+        min(below, BELOW_REACH) / BELOW_REACH,
+        min(above, CEILING_REACH) / CEILING_REACH,
+        gap,
+        *enemy,
+        *hazard,
+    ]
+
+
+def extract_terrain_observation(sim: SimState) -> np.ndarray:
+    """The 28-value "terrain" observation (table in the module docstring)."""
+    p = sim.player.physics
+    stage = sim.stage
+    inv_w = 1.0 / stage.width
+    x = p.x
+    return np.array([
+        x * inv_w, p.y / stage.height, p.x_vel * _INV_SPEED,
+        p.y_vel * _INV_SPEED, p.on_ground, p.ground_speed * _INV_SPEED,
+        p.is_rolling, p.facing_right, p.angle / 255.0,
+        sim.max_x_reached * inv_w, (stage.goal.x - x) * inv_w,
+        sim.frame * _INV_TIME, *_terrain_probes(sim),
+    ], _F32)
+
+
+# -- the registry ---------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ObservationEncoder:
+    """A named observation: `encoder(sim)` gives a fresh float32 vector of
+    `size` values. Pickles by name, so it crosses process boundaries."""
+
+    name: str
+    size: int
+    fn: Callable[[SimState], np.ndarray]
+    feature_names: tuple[str, ...]
+    description: str = ""
+
+    def __call__(self, sim: SimState) -> np.ndarray:
+        return self.fn(sim)
+
+    def __reduce__(self):
+        return (get_observation, (self.name,))
+
+
+OBSERVATIONS: dict[str, ObservationEncoder] = {
+    "basic": ObservationEncoder(
+        "basic", OBS_DIM, extract_observation, OBS_NAMES,
+        "position, velocity, ground state, angle, progress and time"),
+    "terrain": ObservationEncoder(
+        "terrain", TERRAIN_OBS_DIM, extract_terrain_observation, TERRAIN_NAMES,
+        "basic plus wall, ground, gap, slope, ceiling, enemy and spike probes"),
+}
+DEFAULT_OBSERVATION = "basic"
+
+
+def list_observations() -> tuple[str, ...]:
+    return tuple(OBSERVATIONS)
+
+
+def get_observation(name: str | ObservationEncoder) -> ObservationEncoder:
+    """The encoder registered as `name` (an encoder is returned as is)."""
+    if isinstance(name, ObservationEncoder):
+        return name
+    try:
+        return OBSERVATIONS[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown observation {name!r}: accepted names are "
+            f"{', '.join(repr(n) for n in OBSERVATIONS)}") from None

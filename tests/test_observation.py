@@ -1,0 +1,382 @@
+"""The float observations: the 12-value table, the terrain probes and the
+registry of encoders."""
+from __future__ import annotations
+
+import math
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from speednik.actions import action_to_input
+from speednik.entities import Enemy, Spikes
+from speednik.observation import (
+    OBS_DIM,
+    OBS_NAMES,
+    OBSERVATIONS,
+    TERRAIN_NAMES,
+    TERRAIN_OBS_DIM,
+    ObservationEncoder,
+    extract_observation,
+    extract_terrain_observation,
+    get_observation,
+    list_observations,
+    ray_down,
+    ray_left,
+    ray_right,
+    ray_up,
+)
+from speednik.physics import InputState
+from speednik.simulation import create_sim, sim_step
+from speednik.stages import generate_stage, load_stage
+from speednik.terrain import SOLID, TOP_ONLY
+from stage_fixtures import (
+    BUILTIN_STAGES,
+    FLOOR_Y,
+    build_stage,
+    flat_stage,
+    floor_grid,
+    ledge_stage,
+    pit_stage,
+    place,
+    ramp_stage,
+    wall_stage,
+)
+
+T = {name: i for i, name in enumerate(TERRAIN_NAMES)}
+STAND_Y = FLOOR_Y - 19.0
+
+
+def settled(stage):
+    sim = create_sim(stage)
+    sim_step(sim, InputState())
+    return sim
+
+
+def terrain(sim) -> dict[str, float]:
+    return dict(zip(TERRAIN_NAMES, extract_terrain_observation(sim).tolist()))
+
+
+# -- basic --------------------------------------------------------------------
+
+def test_basic_values_follow_the_table():
+    sim = settled(flat_stage())
+    sim.frame = 900
+    sim.max_x_reached = 500.0
+    place(sim, 256.0, 160.0, x_vel=4.0, y_vel=-8.0, ground_speed=-2.0, on_ground=True,
+          is_rolling=True, facing_right=False, angle=51)
+    obs = extract_observation(sim)
+    assert obs.shape == (OBS_DIM,) == (12,) and obs.dtype == np.float32
+    w, h = sim.level_width, sim.level_height
+    expected = [256 / w, 160 / h, 4 / 16, -8 / 16, 1.0, -2 / 16, 1.0, 0.0, 51 / 255,
+                500 / w, (sim.goal_x - 256) / w, 900 / 3600]
+    np.testing.assert_allclose(obs, np.array(expected, np.float32), rtol=1e-6)
+    assert OBS_NAMES[10] == "goal_dx" and len(OBS_NAMES) == 12
+
+
+def test_basic_flags_are_zero_or_one():
+    sim = settled(flat_stage())
+    place(sim, 100.0, STAND_Y, on_ground=False, is_rolling=False, facing_right=True)
+    obs = extract_observation(sim)
+    assert (obs[4], obs[6], obs[7]) == (0.0, 0.0, 1.0)
+
+
+def test_each_call_returns_a_new_array():
+    sim = settled(flat_stage())
+    a = extract_observation(sim)
+    b = extract_observation(sim)
+    assert a is not b and not np.shares_memory(a, b)
+    a[:] = 99.0
+    assert extract_observation(sim)[0] != 99.0
+    t1, t2 = extract_terrain_observation(sim), extract_terrain_observation(sim)
+    assert not np.shares_memory(t1, t2)
+
+
+# -- terrain probes -------------------------------------------------------------
+
+def test_terrain_starts_with_the_basic_values():
+    sim = settled(ramp_stage())
+    for _ in range(40):
+        sim_step(sim, InputState(right=True))
+    t = extract_terrain_observation(sim)
+    assert t.shape == (TERRAIN_OBS_DIM,) == (28,) and t.dtype == np.float32
+    np.testing.assert_array_equal(t[:12], extract_observation(sim))
+    assert TERRAIN_NAMES[:12] == OBS_NAMES
+
+
+def test_open_flat_ground():
+    sim = settled(flat_stage())
+    t = terrain(sim)
+    assert t["look_dir"] == 1.0
+    assert t["wall_ahead"] == t["wall_ahead_low"] == 1.0
+    assert t["ground_ahead_near"] == t["ground_ahead_mid"] == t["ground_ahead_far"] == 0.0
+    assert t["slope_ahead"] == 0.0 and t["gap_ahead"] == 0.0
+    assert t["ground_below"] == 0.0 and t["ceiling_above"] == 1.0
+    assert t["enemy_near"] == t["enemy_dx"] == t["enemy_dy"] == 0.0
+    assert t["hazard_near"] == t["hazard_dx"] == t["hazard_dy"] == 0.0
+
+
+def test_wall_ahead_distance_and_direction():
+    sim = settled(wall_stage(wall_x=256, wall_height=96))
+    place(sim, 180.0, STAND_Y, x_vel=0.0, facing_right=True)
+    t = terrain(sim)
+    assert t["wall_ahead"] == pytest.approx(76 / 128)
+    assert t["wall_ahead_low"] == pytest.approx(76 / 128)
+    # 96 px ahead is the wall's top, a step 96 px up: clipped at -1.
+    assert t["ground_ahead_mid"] == -1.0
+    assert t["ground_ahead_near"] == 0.0 and t["ground_ahead_far"] == 0.0
+    # Facing away, nothing ahead.
+    place(sim, 180.0, STAND_Y, x_vel=0.0, facing_right=False)
+    t = terrain(sim)
+    assert t["look_dir"] == -1.0 and t["wall_ahead"] == 1.0
+
+
+def test_a_low_wall_shows_only_on_the_low_ray():
+    sim = settled(wall_stage(wall_x=256, wall_height=16))
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    t = terrain(sim)
+    assert t["wall_ahead"] == 1.0
+    assert t["wall_ahead_low"] == pytest.approx(56 / 128)
+
+
+def test_probes_follow_the_motion_over_the_facing():
+    sim = settled(wall_stage(wall_x=256))
+    place(sim, 200.0, STAND_Y, x_vel=3.0, facing_right=False)
+    assert terrain(sim)["look_dir"] == 1.0
+    place(sim, 200.0, STAND_Y, x_vel=-3.0, facing_right=True)
+    assert terrain(sim)["look_dir"] == -1.0
+    # Below one pixel per frame the facing decides.
+    place(sim, 200.0, STAND_Y, x_vel=-0.5, facing_right=True)
+    assert terrain(sim)["look_dir"] == 1.0
+
+
+def test_gap_ahead():
+    sim = settled(pit_stage(pit_x0=160, pit_x1=320))
+    place(sim, 120.0, STAND_Y, facing_right=True)
+    t = terrain(sim)
+    assert t["ground_ahead_near"] == 0.0          # x = 152: still floor
+    assert t["ground_ahead_mid"] == 2.0           # x = 216: the pit
+    assert t["ground_ahead_far"] == 2.0           # x = 312: the pit
+    assert t["gap_ahead"] == 1.0
+
+
+def test_gap_far_probe_lands_past_the_pit():
+    sim = settled(pit_stage(pit_x0=160, pit_x1=300))
+    place(sim, 120.0, STAND_Y, facing_right=True)
+    t = terrain(sim)
+    assert (t["ground_ahead_near"], t["ground_ahead_mid"], t["ground_ahead_far"]) == (
+        0.0, 2.0, 0.0)
+    place(sim, 400.0, STAND_Y, facing_right=False)   # looking back at the pit
+    t = terrain(sim)
+    assert (t["ground_ahead_near"], t["ground_ahead_mid"], t["ground_ahead_far"]) == (
+        0.0, 0.0, 2.0)
+
+
+def test_ramp_height_and_slope_sign():
+    stage = ramp_stage(ramp_x0=192, ramp_len=128, rise=64)
+    sim = settled(stage)
+    place(sim, 100.0, STAND_Y, facing_right=True)
+    t = terrain(sim)
+    # Far probe at x = 292: the ramp is 50 px high there.
+    assert t["ground_ahead_far"] == pytest.approx(-((292 - 192) * 64 // 128) / 64)
+    place(sim, 180.0, STAND_Y, facing_right=True)   # near probe at 212, on the ramp
+    up = terrain(sim)["slope_ahead"]
+    assert up > 0.1
+    # On the plateau looking back down the ramp: the same slope, downhill.
+    place(sim, 340.0, FLOOR_Y - 64 - 19.0, facing_right=False)
+    down = terrain(sim)["slope_ahead"]
+    assert down == pytest.approx(-up)
+    angle = round(math.degrees(math.atan2(64, 128)) * 256 / 360)
+    assert up == pytest.approx(angle / 64, abs=2 / 64)
+
+
+def test_top_only_ledge_is_ground_but_not_wall():
+    sim = settled(ledge_stage(x0=192, x1=320, y=FLOOR_Y - 64))
+    place(sim, 150.0, FLOOR_Y - 64 + 6.0, facing_right=True, on_ground=False)
+    t = terrain(sim)
+    assert t["wall_ahead"] == 1.0 and t["wall_ahead_low"] == 1.0
+    place(sim, 100.0, STAND_Y, facing_right=True)
+    t = terrain(sim)
+    # Mid probe at x = 196 meets the ledge top, 64 px above the floor.
+    assert t["ground_ahead_mid"] == pytest.approx(-64 / 64)
+
+
+def test_ground_below_and_ceiling_above():
+    grid = floor_grid()
+    grid[100:120, :] = SOLID
+    sim = settled(build_stage(grid))
+    place(sim, 200.0, STAND_Y - 40.0, on_ground=False)
+    t = terrain(sim)
+    assert t["ground_below"] == pytest.approx(40 / 128)
+    head = int(STAND_Y - 40.0) - 19
+    assert t["ceiling_above"] == pytest.approx((head - 119) / 64)
+
+
+def test_nearest_enemy_and_hazard():
+    stage = flat_stage(enemies=[Enemy("walker", 300.0, FLOOR_Y - 12.0, span=0.0),
+                                Enemy("walker", 700.0, FLOOR_Y - 12.0, span=0.0)],
+                       spikes=[Spikes(120.0, float(FLOOR_Y))])
+    sim = settled(stage)
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    t = terrain(sim)
+    dx, dy = 100.0, (FLOOR_Y - 12.0) - STAND_Y
+    assert t["enemy_near"] == pytest.approx(1 - math.hypot(dx, dy) / 256, rel=1e-5)
+    assert t["enemy_dx"] == pytest.approx(dx / 256)
+    assert t["enemy_dy"] == pytest.approx(dy / 256)
+    sx, sy = 120.0 - 200.0, (FLOOR_Y - 8.0) - STAND_Y
+    assert t["hazard_near"] == pytest.approx(1 - math.hypot(sx, sy) / 256, rel=1e-5)
+    assert t["hazard_dx"] == pytest.approx(sx / 256)    # behind: negative
+    # Looking left mirrors dx.
+    place(sim, 200.0, STAND_Y, facing_right=False)
+    t = terrain(sim)
+    assert t["enemy_dx"] == pytest.approx(-dx / 256)
+    assert t["hazard_dx"] == pytest.approx(-sx / 256)
+    # A destroyed enemy is not seen; the next is out of reach.
+    sim.enemy_destroyed[0] = 1
+    t = terrain(sim)
+    assert t["enemy_near"] == t["enemy_dx"] == t["enemy_dy"] == 0.0
+
+
+def test_moving_enemy_is_seen_where_it_is():
+    stage = flat_stage(enemies=[Enemy("flyer", 300.0, 200.0, span=64.0, period=100)])
+    sim = settled(stage)
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    sim.frame = 50   # top of its bob: 64 px up
+    t = terrain(sim)
+    assert t["enemy_dy"] == pytest.approx((200.0 - 64.0 - STAND_Y) / 256)
+
+
+# The rays skip empty tiles; they must agree with a cast at every pixel
+# (what the game's sensors see) and, on tile-aligned blocks, with a plain
+# pixel scan.
+
+def _scan(grid, x, y, dx, dy, reach, solid_values):
+    for d in range(reach + 1):
+        px, py = x + dx * d, y + dy * d
+        if 0 <= py < grid.shape[0] and 0 <= px < grid.shape[1] and grid[py, px] in solid_values:
+            return d
+    return reach + 1
+
+
+def _cast_march(cast, x, y, dx, dy, reach):
+    """First surface along a direction found by casting from every pixel."""
+    for d in range(reach + 1):
+        hit = cast(x + dx * d, y + dy * d)
+        dist = hit[0]
+        if dist != 32:
+            total = d + dist
+            return max(total, 0) if total <= reach else reach + 1
+    return reach + 1
+
+
+def _grid(aligned: bool, seed: int):
+    rng = random.Random(seed)
+    grid = floor_grid(width=1024, height=320)
+    grid[208:256, 304:352] = SOLID                     # a block
+    grid[128:144, 496:640] = TOP_ONLY                  # a ledge
+    grid[32:64, 0:1024] = SOLID                        # a ceiling
+    for x in range(704, 1024):                         # a ramp up to a plateau
+        grid[256 - min(48, (x - 704) // 4):256, x] = SOLID
+    for _ in range(14):                                # scattered blocks
+        x, y = rng.randrange(0, 1000), rng.randrange(70, 240)
+        if aligned:
+            x, y = x & ~15, y & ~15
+            w, h = 16 * rng.randrange(1, 3), 16 * rng.randrange(1, 3)
+        else:
+            w, h = rng.randrange(4, 40), rng.randrange(4, 30)
+        grid[y:y + h, x:x + w] = SOLID
+    return grid
+
+
+def _empty_points(grid, n, seed):
+    rng = random.Random(seed)
+    while n:
+        x, y = rng.randrange(0, grid.shape[1]), rng.randrange(0, grid.shape[0])
+        if not grid[y, x]:
+            n -= 1
+            yield x, y, rng.choice([16, 64, 128, 200])
+
+
+def test_rays_match_casts_from_every_pixel():
+    grid = _grid(aligned=False, seed=3)
+    tiles = build_stage(grid).tiles
+    for x, y, reach in _empty_points(grid, 150, 7):
+        assert ray_right(tiles, x, y, 0, reach) == _cast_march(
+            lambda a, b: tiles.cast_right(a, b, 0), x, y, 1, 0, reach)
+        assert ray_left(tiles, x, y, 0, reach) == _cast_march(
+            lambda a, b: tiles.cast_left(a, b, 0), x, y, -1, 0, reach)
+        assert ray_up(tiles, x, y, 0, reach) == _cast_march(
+            lambda a, b: tiles.cast_up(a, b, 0), x, y, 0, -1, reach)
+        assert ray_down(tiles, x, y, 0, reach)[0] == _cast_march(
+            lambda a, b: tiles.cast_down(a, b, 0, True), x, y, 0, 1, reach)
+
+
+def test_rays_match_a_pixel_scan_on_tile_aligned_terrain():
+    grid = _grid(aligned=True, seed=5)
+    tiles = build_stage(grid).tiles
+    for x, y, reach in _empty_points(grid, 300, 11):
+        assert ray_right(tiles, x, y, 0, reach) == _scan(grid, x, y, 1, 0, reach, (SOLID,))
+        assert ray_left(tiles, x, y, 0, reach) == _scan(grid, x, y, -1, 0, reach, (SOLID,))
+        assert ray_up(tiles, x, y, 0, reach) == _scan(grid, x, y, 0, -1, reach, (SOLID,))
+        d, _ = ray_down(tiles, x, y, 0, reach)
+        assert d == _scan(grid, x, y, 0, 1, reach, (SOLID, TOP_ONLY))
+
+
+def test_rays_outside_the_stage():
+    tiles = flat_stage().tiles
+    assert ray_right(tiles, 2000, 100, 0, 64) == 65
+    assert ray_left(tiles, -50, 300, 0, 64) == 65
+    assert ray_down(tiles, 100, -500, 0, 64) == (65, 0)
+    assert ray_down(tiles, 100, -40, 0, 400)[0] == FLOOR_Y + 40
+    assert ray_up(tiles, 100, 5000, 0, 64) == 65
+
+
+# -- registry -------------------------------------------------------------------
+
+def test_registry_names_and_sizes():
+    assert list_observations() == ("basic", "terrain")
+    basic, ter = get_observation("basic"), get_observation("terrain")
+    assert (basic.name, basic.size) == ("basic", OBS_DIM)
+    assert (ter.name, ter.size) == ("terrain", TERRAIN_OBS_DIM)
+    assert OBSERVATIONS["basic"] is basic
+    assert get_observation(basic) is basic
+    assert len(basic.feature_names) == basic.size and len(ter.feature_names) == ter.size
+
+
+@pytest.mark.parametrize("bad", ["tokens", "Basic", "", None, 3])
+def test_unknown_observation_lists_the_accepted_names(bad):
+    with pytest.raises(ValueError) as err:
+        get_observation(bad)
+    assert "'basic'" in str(err.value) and "'terrain'" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["basic", "terrain"])
+def test_encoders_are_callable_and_picklable(name):
+    enc = get_observation(name)
+    sim = settled(flat_stage())
+    out = enc(sim)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == (enc.size,)
+    clone = pickle.loads(pickle.dumps(enc))
+    assert clone is enc
+    np.testing.assert_array_equal(clone(sim), out)
+    assert isinstance(clone, ObservationEncoder)
+
+
+# -- on the built-in stages -----------------------------------------------------
+
+@pytest.mark.parametrize("name", BUILTIN_STAGES + ("generated",))
+def test_observations_stay_finite_on_builtin_stages(name):
+    stage = generate_stage(11, "hard") if name == "generated" else load_stage(name)
+    sim = create_sim(stage)
+    rng = random.Random(name)
+    held = False
+    actions = [2] * 300 + [rng.randrange(8) for _ in range(300)]
+    for a in actions:
+        inp, held = action_to_input(a, held)
+        sim_step(sim, inp)
+        for enc in OBSERVATIONS.values():
+            out = enc(sim)
+            assert out.shape == (enc.size,) and np.isfinite(out).all()
+        if sim.player_dead or sim.goal_reached:
+            break
