@@ -1,0 +1,106 @@
+"""How the baseline agents do on each stage, as a table.
+
+    python -m runners.baselines                          every baseline, every stage
+    python -m runners.baselines --stage hillside --agent jump-runner
+    python -m runners.baselines --markdown               a Markdown table for the README
+
+Columns: stage, agent, progress (% of the way from start to goal), rings
+collected, frames played, why the episode ended, total reward.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from speednik.constants import DEFAULT_MAX_STEPS
+from speednik.stages import list_stages
+
+from runners.agents import BASELINES
+from runners.parallel import RunnerConfig, run_episodes
+from runners.result import EpisodeResult
+
+HEADERS = ("stage", "agent", "progress", "rings", "frames", "done", "reward")
+
+
+def _rows(pairs: Sequence[tuple[str, str]],
+          results: Sequence[EpisodeResult]) -> list[tuple[str, ...]]:
+    return [
+        (stage, agent, f"{r.metrics['progress'] * 100:.1f}%", str(r.metrics["rings"]),
+         str(r.steps), r.done_reason, f"{r.total_reward:.2f}")
+        for (agent, stage), r in zip(pairs, results)
+    ]
+
+
+def format_table(rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
+    """The rows under `HEADERS`, aligned as plain text or as Markdown."""
+    numeric = [False, False, True, True, True, False, True]
+    if markdown:
+        rule = ["---:" if n else "---" for n in numeric]
+        lines = [HEADERS, rule, *rows]
+        return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
+    widths = [max(len(str(r[i])) for r in (HEADERS, *rows)) for i in range(len(HEADERS))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if n else c.ljust(w)
+                         for c, w, n in zip(cells, widths, numeric)).rstrip()
+
+    return "\n".join([line(HEADERS), line(["-" * w for w in widths]),
+                      *(line(r) for r in rows)])
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        # One line, then the usual exit status for a usage error.
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m runners.baselines",
+                description="Run the baseline agents on the stages and print a table.")
+    p.add_argument("--stage", action="append", metavar="NAME",
+                   help=f"a stage to run (repeatable; default: all of "
+                        f"{', '.join(list_stages())})")
+    p.add_argument("--agent", action="append", metavar="NAME",
+                   help=f"a baseline to run (repeatable; default: all of "
+                        f"{', '.join(BASELINES)})")
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, metavar="N",
+                   help=f"frames per episode (default {DEFAULT_MAX_STEPS})")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="processes to run the episodes in (default 1)")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    stages = args.stage or list_stages()
+    agents = args.agent or list(BASELINES)
+    bad = [s for s in stages if s not in list_stages()]
+    if bad:
+        parser.error(f"unknown stage {bad[0]!r}; accepted: {', '.join(list_stages())}")
+    bad = [a for a in agents if a not in BASELINES]
+    if bad:
+        parser.error(f"unknown agent {bad[0]!r}; accepted: {', '.join(BASELINES)}")
+    if args.max_steps < 1:
+        parser.error(f"--max-steps must be at least 1, got {args.max_steps}")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+
+    pairs = [(agent, stage) for stage in stages for agent in agents]
+    try:
+        results = run_episodes(pairs, RunnerConfig(max_steps=args.max_steps),
+                               workers=args.workers)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 1
+    print(format_table(_rows(pairs, results), markdown=args.markdown))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,352 @@
+"""Many episodes at once, in order, across processes.
+
+    results = run_episodes(
+        [("jump-runner", "hillside"), (("linear", genome), "pipeworks")],
+        RunnerConfig(max_steps=3600), workers=4)
+
+Each item is an `(agent_spec, stage)` pair (or an `EpisodeTask`, which also
+carries its own config). Everything that crosses a process boundary is
+plain data: the agent spec (a baseline name or a `(kind, params)` pair
+whose params are numbers, lists or numpy arrays, see `runners.agents`), a
+stage reference (name, .toml path or (seed, difficulty)), a frozen
+`RunnerConfig` of primitives, and an `EpisodeResult` back. The factory of a
+registered kind is resolved in the calling process and sent by reference,
+so it must be a module-level function; worker processes started with
+`spawn` then import it and need no registration of their own.
+
+Each process builds one `EpisodeRunner` per (stage, config) and keeps it,
+so a stage is built once per worker, not once per episode. The simulation
+is deterministic, so the results are identical however many workers run
+them and in whatever order they finish.
+
+Where the work runs:
+- `workers=1` (and no `map_fn`): in this process, no pool;
+- `workers=N`: a temporary `EpisodePool` of N processes;
+- `map_fn=f`: any ordered `f(func, iterable)` - the builtin `map`,
+  `EpisodePool.map` (a pool kept across calls, as an evolution run
+  wants), `concurrent.futures.Executor.map`, or a cluster engine's map.
+
+Errors: an exception in an episode is raised here as `EpisodeError` naming
+the item's index and a short description of it. A worker process that
+dies, Ctrl-C (KeyboardInterrupt) and any other error stop the pool's
+processes at once; nothing is left running and nothing hangs.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.pool
+import os
+import pickle
+import signal
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from speednik.constants import DEFAULT_MAX_STEPS
+from speednik.observation import get_observation
+from speednik.stages import Stage
+
+from runners.agents import AgentSpec, describe_agent_spec, resolve_agent_spec
+from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, StageRef, _positive_int
+from runners.result import EpisodeResult
+
+# Runners kept per process; more than a batch ever mixes.
+RUNNER_CACHE_SIZE = 16
+# How often a waiting pool checks that its worker processes are alive, s.
+POLL_SECONDS = 0.2
+CHUNKS_PER_WORKER = 4
+
+MapFn = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerConfig:
+    """How to run episodes, as plain, hashable data: the arguments of
+    `EpisodeRunner` other than the stage. `reward` is None (the default
+    reward) or component weights, given as a mapping or as (name, weight)
+    pairs; it is stored as pairs."""
+
+    observation: str = "basic"
+    reward: tuple[tuple[str, float], ...] | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+    stall_frames: int | None = DEFAULT_STALL_FRAMES
+    action_repeat: int = 1
+    record: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.observation, str):
+            raise TypeError(
+                f"RunnerConfig.observation is an encoder name, not "
+                f"{type(self.observation).__name__}")
+        get_observation(self.observation)
+        if self.reward is not None:
+            pairs = (self.reward.items() if isinstance(self.reward, Mapping)
+                     else self.reward)
+            object.__setattr__(
+                self, "reward", tuple((str(k), float(w)) for k, w in pairs))
+        _positive_int(self.max_steps, "max_steps")
+        if self.stall_frames is not None:
+            _positive_int(self.stall_frames, "stall_frames")
+        _positive_int(self.action_repeat, "action_repeat")
+
+    def build(self, stage: StageRef) -> EpisodeRunner:
+        """A runner of `stage` with these settings."""
+        return EpisodeRunner(
+            stage, observation=self.observation,
+            reward=None if self.reward is None else dict(self.reward),
+            max_steps=self.max_steps, stall_frames=self.stall_frames,
+            action_repeat=self.action_repeat, record=self.record)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeTask:
+    """One episode to run: an agent spec, a stage reference and a config."""
+
+    agent: AgentSpec
+    stage: StageRef
+    config: RunnerConfig = field(default_factory=RunnerConfig)
+
+
+class EpisodeError(RuntimeError):
+    """An episode of a batch failed; `index` and `label` say which."""
+
+    def __init__(self, index: int, label: str, message: str) -> None:
+        super().__init__(f"episode {index} ({label}) failed: {message}")
+        self.index = index
+        self.label = label
+        self.message = message
+
+    def __reduce__(self):
+        return (type(self), (self.index, self.label, self.message))
+
+
+class WorkerDiedError(RuntimeError):
+    """A worker process ended while running episodes (killed, or crashed
+    without a Python exception)."""
+
+
+# -- the work, as it runs in a worker ------------------------------------------------
+
+# (index, label, factory, params, stage, config): a tuple pickles fastest.
+_Job = tuple
+
+_RUNNERS: OrderedDict[Any, EpisodeRunner] = OrderedDict()
+
+
+def _stage_key(stage: StageRef) -> Any:
+    if isinstance(stage, Stage):
+        return ("object", id(stage))
+    if isinstance(stage, os.PathLike):
+        return ("path", os.fspath(stage))
+    return stage
+
+
+def runner_for(stage: StageRef, config: RunnerConfig) -> EpisodeRunner:
+    """This process's runner for (stage, config), built on first use."""
+    key = (_stage_key(stage), config)
+    runner = _RUNNERS.get(key)
+    # A Stage is keyed by identity: make sure the id was not reused.
+    if runner is not None and (not isinstance(stage, Stage) or runner.stage is stage):
+        _RUNNERS.move_to_end(key)
+        return runner
+    runner = config.build(stage)
+    _RUNNERS[key] = runner
+    if len(_RUNNERS) > RUNNER_CACHE_SIZE:
+        _RUNNERS.popitem(last=False)
+    return runner
+
+
+def run_job(job: _Job) -> EpisodeResult:
+    """Run one prepared job (see `prepare_jobs`); module-level so that any
+    map can send it to another process."""
+    index, label, factory, params, stage, config = job
+    try:
+        runner = runner_for(stage, config)
+        agent = params if factory is None else factory(params)
+        return runner.run_episode(agent)
+    except Exception as e:
+        raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
+
+
+def _stage_label(stage: StageRef) -> str:
+    if isinstance(stage, Stage):
+        return stage.name
+    if isinstance(stage, tuple):
+        return "generated " + ":".join(map(str, stage))
+    return os.fspath(stage) if isinstance(stage, os.PathLike) else str(stage)
+
+
+def prepare_jobs(items: Iterable[Any], config: RunnerConfig | None = None) -> list[_Job]:
+    """Turn `(agent_spec, stage)` pairs or `EpisodeTask`s into jobs for
+    `run_job`, resolving agent kinds here (bad specs fail now, naming the
+    item)."""
+    default = RunnerConfig() if config is None else config
+    if not isinstance(default, RunnerConfig):
+        raise TypeError(f"config must be a RunnerConfig, not {type(default).__name__}")
+    jobs: list[_Job] = []
+    for index, item in enumerate(items):
+        if isinstance(item, EpisodeTask):
+            spec, stage, cfg = item.agent, item.stage, item.config
+        elif isinstance(item, (tuple, list)) and len(item) == 2:
+            (spec, stage), cfg = item, default
+        else:
+            raise TypeError(
+                f"item {index} must be an (agent_spec, stage) pair or an "
+                f"EpisodeTask, not {type(item).__name__}")
+        label = f"{describe_agent_spec(spec)} on {_stage_label(stage)}"
+        try:
+            factory, params = resolve_agent_spec(spec)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"item {index} ({label}): {e}") from None
+        jobs.append((index, label, factory, params, stage, cfg))
+    return jobs
+
+
+def _check_picklable(jobs: Sequence[_Job]) -> None:
+    """Fail before starting a pool if a factory cannot reach a worker."""
+    seen: set[int] = set()
+    for index, label, factory, params, _, _ in jobs:
+        if factory is None or id(factory) in seen:
+            continue
+        seen.add(id(factory))
+        try:
+            pickle.dumps(factory)
+        except Exception as e:
+            raise ValueError(
+                f"item {index} ({label}): its agent factory "
+                f"{getattr(factory, '__qualname__', factory)!r} cannot be sent to a "
+                f"worker process ({e}); register a module-level function") from None
+
+
+# -- the pool ---------------------------------------------------------------------------
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is the parent's to handle: it terminates the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class EpisodePool:
+    """A pool of worker processes that keeps its workers (and their built
+    runners) across batches. Use it as a context manager; `map(func,
+    items)` is an ordered map usable as `run_episodes(map_fn=pool.map)`,
+    `run(items, config)` runs a batch of episodes.
+
+    `start_method` is a multiprocessing start method ("fork", "spawn",
+    "forkserver"; None: the platform's default).
+    """
+
+    def __init__(self, workers: int | None = None, start_method: str | None = None,
+                 chunksize: int | None = None) -> None:
+        if workers is None:
+            workers = os.cpu_count() or 1
+        self.workers = _positive_int(workers, "workers")
+        self.chunksize = None if chunksize is None else _positive_int(chunksize, "chunksize")
+        ctx = multiprocessing.get_context(start_method)
+        self.start_method = ctx.get_start_method()
+        self._pool: multiprocessing.pool.Pool | None = ctx.Pool(
+            self.workers, initializer=_ignore_sigint)
+        self._pids = self._worker_pids()
+
+    def _worker_pids(self) -> frozenset[int]:
+        # Pool keeps its processes in a private list; without it, a dead
+        # worker cannot be noticed and is simply not checked for.
+        procs = getattr(self._pool, "_pool", None) or ()
+        return frozenset(p.pid for p in procs)
+
+    def map(self, func: Callable[[Any], Any], iterable: Iterable[Any]) -> list[Any]:
+        """`[func(x) for x in iterable]`, computed by the workers."""
+        if self._pool is None:
+            raise RuntimeError("the episode pool is closed")
+        items = list(iterable)
+        out: list[Any] = []
+        try:
+            # Chunks are made here rather than by imap, whose chunked form
+            # cannot wait with a timeout.
+            cs = self.chunksize or _auto_chunksize(len(items), self.workers)
+            chunks = [items[i:i + cs] for i in range(0, len(items), cs)]
+            it = self._pool.imap(partial(_map_chunk, func), chunks)
+            while len(out) < len(items):
+                try:
+                    out.extend(it.next(POLL_SECONDS))
+                except multiprocessing.TimeoutError:
+                    if self._pids and self._worker_pids() != self._pids:
+                        raise WorkerDiedError(
+                            f"a worker process died while running episodes; the "
+                            f"first unfinished is {_describe(items, len(out))}") from None
+        except BaseException:
+            # Ctrl-C, an episode's error or a dead worker: stop everything.
+            self.terminate()
+            raise
+        return out
+
+    def run(self, items: Iterable[Any], config: RunnerConfig | None = None) -> list[EpisodeResult]:
+        """Run a batch of episodes (see `run_episodes`)."""
+        jobs = prepare_jobs(items, config)
+        _check_picklable(jobs)
+        return self.map(run_job, jobs)
+
+    def close(self) -> None:
+        """Let the workers finish and exit."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool.join()
+            self._pool = None
+
+    def terminate(self) -> None:
+        """Stop the workers now."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def __enter__(self) -> EpisodePool:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.terminate()
+
+    def __del__(self) -> None:
+        if getattr(self, "_pool", None) is not None:
+            self._pool.terminate()
+
+
+def _auto_chunksize(n: int, workers: int) -> int:
+    # A task costs the pool ~0.1 ms of bookkeeping, a short episode a few
+    # ms: a few chunks per worker keep both that cost and the idle tail
+    # at the end of a batch small.
+    return max(1, -(-n // (CHUNKS_PER_WORKER * workers)))
+
+
+def _map_chunk(func: Callable[[Any], Any], chunk: Sequence[Any]) -> list[Any]:
+    return [func(x) for x in chunk]
+
+
+def _describe(items: Sequence[Any], i: int) -> str:
+    item = items[i] if i < len(items) else None
+    if isinstance(item, tuple) and len(item) == 6 and isinstance(item[1], str):
+        return f"episode {item[0]} ({item[1]})"
+    return f"item {i}"
+
+
+def run_episodes(items: Iterable[Any], config: RunnerConfig | None = None, *,
+                 workers: int = 1, map_fn: MapFn | None = None,
+                 start_method: str | None = None) -> list[EpisodeResult]:
+    """The `EpisodeResult` of every item, in the items' order.
+
+    `items` are `(agent_spec, stage)` pairs, run with `config` (default:
+    `RunnerConfig()`), or `EpisodeTask`s. See the module docstring for
+    `workers`, `map_fn` and `start_method`.
+    """
+    jobs = prepare_jobs(items, config)
+    if map_fn is not None:
+        return list(map_fn(run_job, jobs))
+    workers = _positive_int(workers, "workers")
+    if workers == 1 or len(jobs) <= 1:
+        return [run_job(job) for job in jobs]
+    _check_picklable(jobs)
+    with EpisodePool(min(workers, len(jobs)), start_method) as pool:
+        return pool.map(run_job, jobs)
