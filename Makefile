@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m runners.baselines --stage hillside --agent jump-runner
+	$(PY) -m evolution.run --generations 50
 
 test: $(STAMP)
 	$(PY) -m pytest -q

@@ -1,0 +1,113 @@
+"""Every setting of an evolution run, its defaults, and their checks."""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field, fields
+
+from speednik.observation import list_observations
+from speednik.stages import list_stages, load_stage
+
+
+class ConfigError(ValueError):
+    """A setting out of range or unknown; the message names it."""
+
+
+@dataclass(frozen=True)
+class EvolutionConfig:
+    generations: int = 200
+    population: int = 60
+    stages: tuple[str, ...] = ("hillside",)
+    observation: str = "basic"
+    seed: int = 0
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    max_steps: int = 3600
+    stall_frames: int | None = 240
+    checkpoint_every: int = 10
+    cx_prob: float = 0.5
+    mut_prob: float = 0.4
+    mut_sigma: float = 0.3
+    mut_indpb: float = 0.15
+    tournament: int = 3
+    elite: int = 2
+    init_sigma: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stages", tuple(self.stages))
+        self.validate()
+
+    def validate(self) -> None:
+        def positive(name: str, value: object, minimum: int = 1) -> None:
+            if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+                raise ConfigError(
+                    f"{name} must be a whole number >= {minimum}, got {value!r}")
+
+        def probability(name: str, value: float) -> None:
+            if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise ConfigError(f"{name} must be between 0 and 1, got {value!r}")
+
+        positive("generations", self.generations, 0)
+        positive("population", self.population, 2)
+        positive("workers", self.workers)
+        positive("max_steps", self.max_steps)
+        positive("checkpoint_every", self.checkpoint_every)
+        positive("tournament", self.tournament)
+        positive("elite", self.elite, 0)
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise ConfigError(f"seed must be a whole number, got {self.seed!r}")
+        if self.stall_frames is not None:
+            positive("stall_frames", self.stall_frames)
+        if self.elite >= self.population:
+            raise ConfigError(
+                f"elite ({self.elite}) must be smaller than the population "
+                f"({self.population})")
+        if self.tournament > self.population:
+            raise ConfigError(
+                f"tournament ({self.tournament}) cannot exceed the population "
+                f"({self.population})")
+        probability("cx_prob", self.cx_prob)
+        probability("mut_prob", self.mut_prob)
+        probability("mut_indpb", self.mut_indpb)
+        for name in ("mut_sigma", "init_sigma"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not value > 0.0:
+                raise ConfigError(f"{name} must be a positive number, got {value!r}")
+        if not self.stages:
+            raise ConfigError("at least one stage is needed")
+        if len(set(self.stages)) != len(self.stages):
+            raise ConfigError(f"a stage is named twice in {list(self.stages)}")
+        builtin = list_stages()
+        for stage in self.stages:
+            if stage not in builtin and not stage.endswith(".toml"):
+                raise ConfigError(
+                    f"unknown stage {stage!r}; accepted: {', '.join(builtin)} "
+                    "or a path to a .toml profile")
+        if self.observation not in list_observations():
+            raise ConfigError(
+                f"unknown observation {self.observation!r}; accepted: "
+                f"{', '.join(list_observations())}")
+
+    def check_stages_load(self) -> None:
+        """Build every stage now, so a bad profile fails before the run."""
+        for stage in self.stages:
+            try:
+                load_stage(stage)
+            except (KeyError, ValueError, OSError) as exc:
+                raise ConfigError(f"stage {stage!r} cannot be loaded: {exc}") from None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["stages"] = list(self.stages)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict) -> EvolutionConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(f"unknown settings {sorted(unknown)}")
+        return cls(**data)
+
+    def replace(self, **changes) -> EvolutionConfig:
+        d = self.to_dict()
+        d.update(changes)
+        return EvolutionConfig.from_dict(d)

@@ -1,0 +1,69 @@
+"""Fitness of genomes: each one's episodes on every stage of the run,
+through the runners' parallel map.
+
+A genome crosses to a worker as a plain float array inside a
+`("linear", (observation, genome))` agent spec; results come back as
+`EpisodeResult`s. Fitness is the mean total reward over the stages.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from evolution.config import EvolutionConfig
+from runners import EpisodePool, RunnerConfig, run_episodes
+
+
+class GenomeEvaluator:
+    """Callable on a batch of genomes -> [(fitness, summary)], in order.
+
+    Used as a context manager so its worker pool lives for the whole run
+    (each worker builds its stages once) and is torn down on any exit,
+    Ctrl-C included.
+    """
+
+    def __init__(self, config: EvolutionConfig, map_fn=None) -> None:
+        self.config = config
+        self.runner_config = RunnerConfig(
+            observation=config.observation, max_steps=config.max_steps,
+            stall_frames=config.stall_frames)
+        self.map_fn = map_fn
+        self.pool: EpisodePool | None = None
+
+    def __enter__(self) -> GenomeEvaluator:
+        if self.map_fn is None and self.config.workers > 1:
+            self.pool = EpisodePool(self.config.workers)
+            self.pool.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.__exit__(*exc)
+            self.pool = None
+
+    def __call__(self, genomes: Sequence[np.ndarray]) -> list[tuple[float, dict]]:
+        stages = self.config.stages
+        obs = self.config.observation
+        items = [(("linear", (obs, np.asarray(g, dtype=np.float64))), stage)
+                 for g in genomes for stage in stages]
+        if self.pool is not None:
+            results = self.pool.run(items, self.runner_config)
+        else:
+            results = run_episodes(items, self.runner_config, workers=1,
+                                   map_fn=self.map_fn)
+        out = []
+        n = len(stages)
+        for i in range(len(genomes)):
+            per_stage = results[i * n:(i + 1) * n]
+            fitness = float(np.mean([r.total_reward for r in per_stage]))
+            out.append((fitness, summarise(stages, per_stage)))
+        return out
+
+
+def summarise(stages: Sequence[str], results) -> dict:
+    return {
+        "progress": float(np.mean([r.metrics["progress"] for r in results])),
+        "all_goals": all(r.metrics["goal_reached"] for r in results),
+        "results": {stage: r.to_dict() for stage, r in zip(stages, results)},
+    }

@@ -1,0 +1,195 @@
+"""Evolution's guarantees, on small populations and few generations."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evolution.checkpoint import load_checkpoint
+from evolution.config import ConfigError, EvolutionConfig
+from evolution.evolve import evolve
+from evolution.outputs import read_logbook
+from runners import EpisodeRunner
+from runners.linear import LinearPolicy, genome_size
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = dict(population=8, max_steps=400, stall_frames=120, stages=("hillside",),
+             observation="terrain", checkpoint_every=1, seed=3)
+
+
+def small(**changes) -> EvolutionConfig:
+    return EvolutionConfig(**{**SMALL, "generations": 3, "workers": 1, **changes})
+
+
+def without_time(rows):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+
+def best_genome(run_dir: Path) -> list[float]:
+    return json.loads((run_dir / "best.json").read_text())["genome"]
+
+
+def test_same_seed_same_result_with_one_or_two_workers(tmp_path):
+    a = evolve(small(workers=1), tmp_path / "a")
+    b = evolve(small(workers=2), tmp_path / "b")
+    assert without_time(a.logbook) == without_time(b.logbook)
+    assert best_genome(tmp_path / "a") == best_genome(tmp_path / "b")
+    # And the logbook on disk is the one in memory.
+    assert without_time(read_logbook(tmp_path / "a" / "logbook.csv")) == \
+        without_time(a.logbook)
+
+
+def test_another_seed_gives_another_run(tmp_path):
+    a = evolve(small(seed=1), tmp_path / "a")
+    b = evolve(small(seed=2), tmp_path / "b")
+    assert best_genome(tmp_path / "a") != best_genome(tmp_path / "b")
+    assert without_time(a.logbook) != without_time(b.logbook)
+
+
+def test_resumed_run_ends_like_the_uninterrupted_one(tmp_path):
+    straight = evolve(small(generations=4), tmp_path / "straight")
+    evolve(small(generations=2), tmp_path / "split")
+    assert load_checkpoint(tmp_path / "split").generation == 2
+    resumed = evolve(small(generations=4), tmp_path / "split", resume=True)
+    assert without_time(resumed.logbook) == without_time(straight.logbook)
+    assert best_genome(tmp_path / "split") == best_genome(tmp_path / "straight")
+
+
+def test_best_json_replays_to_the_recorded_fitness(tmp_path):
+    evolve(small(stages=("hillside", "skybridge")), tmp_path / "r")
+    best = json.loads((tmp_path / "r" / "best.json").read_text())
+    assert best["obs_dim"] == 28 and best["num_actions"] == 8
+    assert len(best["genome"]) == genome_size(best["obs_dim"])
+    rewards = []
+    for stage in best["stages"]:
+        runner = EpisodeRunner(stage, observation=best["observation"],
+                               max_steps=best["max_steps"],
+                               stall_frames=best["stall_frames"])
+        result = runner.run_episode(LinearPolicy(best["genome"], best["observation"]))
+        assert result.to_dict() == best["results"][stage]
+        rewards.append(result.total_reward)
+    assert float(np.mean(rewards)) == best["fitness"]
+
+
+def test_fitness_improves_or_holds_with_elitism(tmp_path):
+    out = evolve(small(generations=5), tmp_path / "e")
+    best = [r["max"] for r in out.logbook]
+    assert all(b2 >= b1 for b1, b2 in zip(best, best[1:]))
+    assert best[-1] > best[0], "five generations find something better"
+
+
+@pytest.mark.parametrize("changes, word", [
+    ({"population": 1}, "population"),
+    ({"elite": 8}, "elite"),
+    ({"cx_prob": 1.5}, "cx_prob"),
+    ({"mut_sigma": 0.0}, "mut_sigma"),
+    ({"stages": ("nowhere",)}, "nowhere"),
+    ({"observation": "pixels"}, "pixels"),
+    ({"stages": ("hillside", "hillside")}, "twice"),
+])
+def test_bad_settings_are_named(changes, word):
+    with pytest.raises(ConfigError, match=word):
+        small(**changes)
+
+
+def run_cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "evolution.run", *args],
+                          capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--stage", "moonbase"], "moonbase"),
+    (["--observation", "pixels"], "pixels"),
+    (["--population", "0"], "population"),
+    (["--generations", "-3"], "generations"),
+    (["--resume", "/nonexistent/run"], "/nonexistent/run"),
+])
+def test_cli_errors_are_one_line(args, word, tmp_path):
+    proc = run_cli(*args, "--out", str(tmp_path / "x"))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and word in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_refuses_a_foreign_resume_directory(tmp_path):
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "config.json").write_text('{"hello": 1}')
+    (foreign / "checkpoint.pkl").write_bytes(b"not a pickle")
+    proc = run_cli("--resume", str(foreign))
+    assert proc.returncode == 2 and "checkpoint" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_cli_run_prints_each_generation_and_where_things_went(tmp_path):
+    out = tmp_path / "cli"
+    proc = run_cli("--generations", "2", "--population", "6", "--max-steps", "300",
+                   "--workers", "1", "--seed", "5", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    gen_lines = [l for l in proc.stdout.splitlines() if l.startswith("gen ")]
+    assert len(gen_lines) == 3
+    assert "left" in gen_lines[-1] and "goals" in gen_lines[-1]
+    assert str(out) in proc.stdout and "runners.replay" in proc.stdout
+    for name in ("config.json", "logbook.csv", "checkpoint.pkl", "best.json"):
+        assert (out / name).is_file()
+    config = json.loads((out / "config.json").read_text())
+    assert config["seed"] == 5 and config["settings"]["population"] == 6
+    assert "deap" in config["versions"] and "numpy" in config["versions"]
+    # A second run into the same directory is refused, not overwritten.
+    again = run_cli("--generations", "2", "--out", str(out))
+    assert again.returncode == 2 and "--resume" in again.stderr
+
+
+def _start(out: Path, generations: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "evolution.run", "--generations", str(generations),
+         "--population", "8", "--max-steps", "300", "--workers", "1",
+         "--checkpoint-every", "1", "--out", str(out), "--quiet"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(path: Path, proc: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.time() + seconds
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.time() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+def test_killed_at_any_moment_the_checkpoint_loads(tmp_path):
+    # Checkpoints are written every generation, so a kill lands during a
+    # write now and then; whatever the moment, the file must load.
+    for n, delay in enumerate((0.0, 0.13, 0.31, 0.52, 0.77)):
+        out = tmp_path / f"killed{n}"
+        proc = _start(out, 500)
+        _wait_for(out / "checkpoint.pkl", proc)
+        time.sleep(delay)
+        proc.kill()
+        proc.wait()
+        ckpt = load_checkpoint(out)
+        assert ckpt.generation >= 0 and len(ckpt.population) == 8
+
+
+def test_ctrl_c_checkpoints_and_resumes(tmp_path):
+    out = tmp_path / "int"
+    proc = _start(out, 500)
+    _wait_for(out / "checkpoint.pkl", proc)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "--resume" in stdout
+    ckpt = load_checkpoint(out)
+    resumed = run_cli("--resume", str(out), "--generations", str(ckpt.generation + 1),
+                      "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert load_checkpoint(out).generation == ckpt.generation + 1
