@@ -188,6 +188,23 @@ def replay_episode(agent: Any, stage: str | Stage, observation: str = "basic",
     return runner.run_episode(agent)
 
 
+def replay_genome(record: GenomeRecord, stages: Sequence[str | Stage] | None = None,
+                  max_steps: int | None = None, record_frames: bool = False
+                  ) -> list[EpisodeResult]:
+    """Play a genome on `stages` (default: its own) with the settings it
+    was evolved with (`max_steps` overrides its own)."""
+    return [replay_episode(record.policy(), stage, record.observation,
+                           record.max_steps if max_steps is None else max_steps,
+                           record.stall_frames, record=record_frames)
+            for stage in (record.stages if stages is None else stages)]
+
+
+def mean_reward(results: Sequence[EpisodeResult]) -> float:
+    """The fitness evolution gives a genome: its mean total reward over
+    the stages."""
+    return sum(r.total_reward for r in results) / len(results)
+
+
 def format_result(result: EpisodeResult) -> str:
     """Two lines: how the episode went, then the reward by component."""
     m = result.metrics
@@ -345,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = max(status, _pictures(args, label, name, stage, result, len(stages) > 1))
 
     if record is not None and args.stage is None:
-        fitness = sum(r.total_reward for r in results) / len(results)
+        fitness = mean_reward(results)
         if max_steps != record.max_steps:
             print(f"fitness {fitness:.9f}; not comparable with the recorded one: "
                   f"--max-steps {max_steps} differs from the {record.max_steps} it was "

@@ -1,0 +1,109 @@
+"""`python -m plots`: draw the pictures of runs and stages.
+
+    python -m plots fitness runs/hill                 -> runs/hill/fitness.png
+    python -m plots compare runs/a runs/b --out cmp.png
+    python -m plots stage hillside --out hillside.png
+
+Replays (a run drawn over the stage map, animations) are drawn by
+`python -m runners.replay ... --plot FILE --gif FILE`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from speednik.stages import list_stages
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        # One line, then the usual exit status for a usage error.
+        self.exit(EXIT_USAGE, f"plots: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m plots",
+                description="Draw the pictures of evolution runs and stages as PNG files.",
+                epilog="exit status: 0 done; 1 a file could not be written; 2 bad input. "
+                       "To draw a replay over the stage map or as a GIF, use "
+                       "python -m runners.replay ... --plot FILE --gif FILE.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           parser_class=_Parser)
+
+    f = sub.add_parser("fitness", help="best, mean and worst fitness per generation of a run",
+                       description="Draw the best, mean (with one standard deviation) and "
+                                   "worst fitness per generation of a run, with the first "
+                                   "generation that reached the goal marked.")
+    f.add_argument("run_dir", type=Path, metavar="RUN_DIR",
+                   help="an evolution run directory (holds config.json and logbook.csv)")
+    f.add_argument("--out", type=Path, metavar="FILE",
+                   help="the PNG to write (default: RUN_DIR/fitness.png)")
+
+    c = sub.add_parser("compare", help="best-fitness curves of several runs in one figure",
+                       description="Draw the best fitness per generation of several runs "
+                                   "in one figure, each labelled by its seed and the "
+                                   "settings that differ between the runs.")
+    c.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR",
+                   help="evolution run directories to compare")
+    c.add_argument("--out", type=Path, default=Path("compare.png"), metavar="FILE",
+                   help="the PNG to write (default: compare.png)")
+
+    s = sub.add_parser("stage", help="a whole stage drawn side-on, with its objects",
+                       description="Draw a whole stage side-on: terrain, rings, springs, "
+                                   "spikes, enemies, checkpoint, start and goal.")
+    s.add_argument("stage", metavar="NAME",
+                   help=f"a built-in stage ({', '.join(list_stages())}) or a .toml profile path")
+    s.add_argument("--out", type=Path, metavar="FILE",
+                   help="the PNG to write (default: stage-NAME.png)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from plots import PlotError
+
+    out = args.out
+    try:
+        if args.command == "fitness":
+            from plots.fitness import FITNESS_NAME, plot_fitness
+            out = out or args.run_dir / FITNESS_NAME
+            plot_fitness(args.run_dir, out)
+        elif args.command == "compare":
+            from plots.compare import plot_compare
+            plot_compare(args.run_dirs, out)
+        else:
+            from plots.stage_map import plot_stage_map
+            stage = _stage(args.stage)
+            out = out or Path(f"stage-{Path(stage.name).stem}.png")
+            plot_stage_map(stage, out)
+    except PlotError as e:
+        print(f"plots: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:
+        print(f"plots: error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"wrote {out}")
+    return EXIT_OK
+
+
+def _stage(name: str):
+    """The stage `name` names; `PlotError` with the accepted names if none."""
+    from plots import PlotError
+    from runners.episode import resolve_stage
+
+    try:
+        return resolve_stage(name)
+    except (ValueError, KeyError) as e:
+        message = str(e)
+        if "accepted" not in message:
+            message += (f"; accepted: a built-in stage ({', '.join(list_stages())}) "
+                        "or a path to a .toml profile")
+        raise PlotError(message) from None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

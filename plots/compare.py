@@ -1,0 +1,124 @@
+"""The best-fitness curves of several runs in one figure.
+
+    plot_compare(["runs/a", "runs/b"], "compare.png")
+    python -m plots compare runs/a runs/b [--out FILE]
+
+Each curve is labelled by its seed and the settings that differ between
+the runs ("seed 1, pop 60, terrain obs"); the settings they share go in
+the subtitle. A dot marks the generation where a run first reached the
+goal.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any, Sequence
+
+from matplotlib.figure import Figure
+
+from plots import PlotError, new_figure, save_figure
+from plots.fitness import RunData, read_run
+
+# Settings that never change what a run computes, so they never tell runs
+# apart (results are identical on any number of workers).
+IGNORED_SETTINGS = ("workers", "checkpoint_every", "seed")
+# The settings people vary most come first in a label.
+LABEL_ORDER = ("population", "observation", "stages", "generations", "max_steps",
+               "stall_frames")
+
+
+def _format_setting(key: str, value: Any) -> str:
+    if key == "seed":
+        return f"seed {value}"
+    if key == "population":
+        return f"pop {value}"
+    if key == "observation":
+        return f"{value} obs"
+    if key == "generations":
+        return f"{value} gens"
+    if key == "stages":
+        names = value if isinstance(value, (list, tuple)) else [value]
+        return "+".join(Path(str(n)).stem for n in names)
+    if key == "max_steps":
+        return f"max {value} steps"
+    if key == "stall_frames":
+        return "no stall limit" if value is None else f"stall {value}"
+    return f"{key} {value}"
+
+
+def _key(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def run_labels(runs: Sequence[RunData]) -> list[str]:
+    """A label per run: its seed, then each setting whose value differs
+    between the runs. Runs whose labels would be equal also get their
+    directory name."""
+    keys = [k for k in LABEL_ORDER if any(k in r.settings for r in runs)]
+    for run in runs:
+        keys += [k for k in run.settings if k not in keys and k not in IGNORED_SETTINGS]
+    differing = [k for k in keys
+                 if len({_key(r.settings.get(k, "?")) for r in runs}) > 1]
+    labels = []
+    for run in runs:
+        if not run.settings:
+            labels.append(run.name)
+            continue
+        parts = [_format_setting("seed", run.seed)] if run.seed is not None else []
+        parts += [_format_setting(k, run.settings[k]) for k in differing if k in run.settings]
+        labels.append(", ".join(parts) or run.name)
+    counts = Counter(labels)
+    return [f"{label} ({run.path})" if counts[label] > 1 and label != run.name else label
+            for label, run in zip(labels, runs)]
+
+
+def shared_settings(runs: Sequence[RunData]) -> str:
+    """The settings every run has with the same value, as a short text."""
+    if not all(r.settings for r in runs):
+        return ""
+    first = runs[0].settings
+    same = [k for k in ("stages", "population", "observation", "generations")
+            if k in first and all(_key(r.settings.get(k)) == _key(first[k]) for r in runs)]
+    return ", ".join(_format_setting(k, first[k]) for k in same)
+
+
+def plot_compare(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """Draw the best fitness per generation of every run in `run_dirs`
+    into `out`; the path written."""
+    return save_figure(draw_compare(run_dirs), out)
+
+
+def draw_compare(run_dirs: Sequence[str | os.PathLike]) -> Figure:
+    """The figure `plot_compare` saves."""
+    if not run_dirs:
+        raise PlotError("no run directories given; name one or more")
+    runs = [read_run(d) for d in run_dirs]
+    labels = run_labels(runs)
+
+    fig = new_figure(11, 6)
+    ax = fig.add_axes((0.08, 0.1, 0.62, 0.78))
+    palette = [f"C{i}" for i in range(10)]
+    for i, (run, label) in enumerate(zip(runs, labels)):
+        colour = palette[i % len(palette)]
+        style = "-" if i < len(palette) else "--"
+        gen, best = run.columns["gen"], run.columns["max"]
+        ax.plot(gen, best, color=colour, linestyle=style, linewidth=2,
+                marker="o" if gen.size <= 30 else None, markersize=3, label=label)
+        first = run.first_goal_generation()
+        if first is not None:
+            j = int((gen == first).nonzero()[0][0])
+            ax.plot([first], [best[j]], marker="o", markersize=10, color=colour,
+                    markeredgecolor="black", linestyle="none")
+    ax.plot([], [], marker="o", markersize=10, color="white", markeredgecolor="black",
+            linestyle="none", label="first genome at the goal")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("best fitness (mean total reward over the stages)")
+    ax.grid(True, alpha=0.3)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9,
+              borderaxespad=0.0, title="run")
+    shared = shared_settings(runs)
+    ax.set_title("Best fitness per generation" + (f"\nall runs: {shared}" if shared else ""),
+                 fontsize=12)
+    return fig

@@ -1,0 +1,221 @@
+"""`fitness.png`: how a run's fitness moved, generation by generation.
+
+    plot_fitness("runs/hill")                 -> runs/hill/fitness.png
+    python -m plots fitness runs/hill [--out FILE]
+
+Top panel: the best, mean (with a band of one standard deviation) and
+worst fitness of each generation, and a vertical line at the first
+generation in which a genome reached the goal on every stage. Bottom
+panel: what the numbers mean on the stage, the best progress (% of the
+way to the goal) and how many genomes reached the goal. The title names
+the stages, seed and population from `config.json`.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from plots import PlotError, new_figure, save_figure
+
+CONFIG_NAME = "config.json"
+LOGBOOK_NAME = "logbook.csv"
+FITNESS_NAME = "fitness.png"
+RUN_FORMAT = "speednik-evolve-run"
+LOGBOOK_COLUMNS = ("gen", "evals", "min", "mean", "max", "std", "best_progress",
+                   "completions", "seconds")
+RUN_ACCEPTED = ("a run directory written by evolution holds config.json and "
+                f"logbook.csv (columns {','.join(LOGBOOK_COLUMNS)})")
+
+BEST_COLOUR = "#1f4e9e"
+MEAN_COLOUR = "#e08a1e"
+WORST_COLOUR = "#808080"
+GOAL_COLOUR = "#2ca02c"
+
+
+@dataclass
+class RunData:
+    """What a run directory says: its settings (empty without a
+    config.json) and its logbook, one numpy column per logbook column."""
+
+    path: Path
+    settings: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    columns: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def first_goal_generation(self) -> int | None:
+        """The first generation in which a genome reached the goal on
+        every stage, or None."""
+        hits = np.nonzero(self.columns["completions"] > 0)[0]
+        return int(self.columns["gen"][hits[0]]) if hits.size else None
+
+
+def read_run(run_dir: str | os.PathLike) -> RunData:
+    """The settings and logbook of a run directory; `PlotError` naming the
+    file when something is missing or malformed."""
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise PlotError(f"{path}: not a directory; {RUN_ACCEPTED}")
+    run = RunData(path)
+    config = path / CONFIG_NAME
+    if config.exists():
+        try:
+            data = json.loads(config.read_text())
+        except (OSError, ValueError) as e:
+            raise PlotError(f"{config}: not readable JSON ({e}); {RUN_ACCEPTED}") from None
+        if (not isinstance(data, dict) or data.get("format") != RUN_FORMAT
+                or not isinstance(data.get("settings"), dict)):
+            raise PlotError(
+                f"{config}: not a run configuration; expected a JSON object with "
+                f"\"format\": \"{RUN_FORMAT}\" and \"settings\"")
+        run.settings = dict(data["settings"])
+        seed = data.get("seed", run.settings.get("seed"))
+        run.seed = seed if isinstance(seed, int) else None
+    run.columns = _read_logbook(path / LOGBOOK_NAME)
+    return run
+
+
+def _read_logbook(path: Path) -> dict[str, np.ndarray]:
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            rows = list(reader)
+    except FileNotFoundError:
+        raise PlotError(f"{path}: missing; {RUN_ACCEPTED}") from None
+    except (OSError, csv.Error, UnicodeDecodeError) as e:
+        raise PlotError(f"{path}: not readable ({e}); {RUN_ACCEPTED}") from None
+    missing = [c for c in LOGBOOK_COLUMNS if c not in header]
+    if missing:
+        raise PlotError(f"{path}: no column(s) {', '.join(missing)}; {RUN_ACCEPTED}")
+    if not rows:
+        raise PlotError(f"{path}: no generations logged yet; {RUN_ACCEPTED}")
+    columns: dict[str, np.ndarray] = {}
+    for name in LOGBOOK_COLUMNS:
+        try:
+            columns[name] = np.array([float(r[name]) for r in rows])
+        except (TypeError, ValueError):
+            bad = next(i for i, r in enumerate(rows) if not _is_float(r[name]))
+            raise PlotError(
+                f"{path}: row {bad + 2}, column {name}: {rows[bad][name]!r} is not a "
+                f"number; {RUN_ACCEPTED}") from None
+    return columns
+
+
+def _is_float(text: Any) -> bool:
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def describe_run(run: RunData) -> str:
+    """"hillside, pipeworks · seed 3 · population 60 · terrain observation"."""
+    s = run.settings
+    parts = []
+    if s.get("stages"):
+        parts.append(", ".join(str(x) for x in s["stages"]))
+    if run.seed is not None:
+        parts.append(f"seed {run.seed}")
+    if s.get("population") is not None:
+        parts.append(f"population {s['population']}")
+    if s.get("observation"):
+        parts.append(f"{s['observation']} observation")
+    return " · ".join(parts) if parts else run.name
+
+
+def plot_fitness(run_dir: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
+    """Draw the fitness curves of a run into `out` (default
+    `run_dir/fitness.png`); the path written."""
+    fig = draw_fitness(read_run(run_dir))
+    return save_figure(fig, Path(out) if out is not None else Path(run_dir) / FITNESS_NAME)
+
+
+def draw_fitness(run: RunData) -> Figure:
+    """The figure `plot_fitness` saves."""
+    c = run.columns
+    gen = c["gen"]
+    few = gen.size <= 30   # with few points, dots show where the data is
+
+    fig = new_figure(11, 7)
+    grid = fig.add_gridspec(2, 1, height_ratios=(3, 1.2), hspace=0.08,
+                            left=0.08, right=0.92, top=0.86, bottom=0.09)
+    ax = fig.add_subplot(grid[0])
+    low = fig.add_subplot(grid[1], sharex=ax)
+
+    ax.fill_between(gen, c["mean"] - c["std"], c["mean"] + c["std"],
+                    color=MEAN_COLOUR, alpha=0.22, linewidth=0,
+                    label="mean ± 1 std")
+    ax.plot(gen, c["max"], color=BEST_COLOUR, linewidth=2.2,
+            marker="o" if few else None, markersize=4,
+            label=f"best (highest {float(np.nanmax(c['max'])):.2f})")
+    ax.plot(gen, c["mean"], color=MEAN_COLOUR, linewidth=1.6,
+            marker="o" if few else None, markersize=3, label="mean")
+    ax.plot(gen, c["min"], color=WORST_COLOUR, linewidth=1.2, linestyle="--",
+            label="worst")
+    # Headroom above the curves for the first-goal label.
+    values = np.concatenate([c["min"], c["max"], c["mean"] - c["std"], c["mean"] + c["std"]])
+    values = values[np.isfinite(values)]
+    if values.size:
+        low_y, high_y = float(values.min()), float(values.max())
+        pad = max(high_y - low_y, 1e-6)
+        ax.set_ylim(low_y - 0.05 * pad, high_y + 0.14 * pad)
+    ax.set_ylabel("fitness (mean total reward over the stages)")
+    ax.grid(True, alpha=0.3)
+    ax.tick_params(labelbottom=False)
+
+    low.plot(gen, 100.0 * c["best_progress"], color=BEST_COLOUR, linewidth=1.8,
+             marker="o" if few else None, markersize=3)
+    low.set_ylim(0, 105)
+    low.set_ylabel("best progress (%)", color=BEST_COLOUR)
+    low.set_xlabel("generation")
+    low.grid(True, alpha=0.3)
+    goals = low.twinx()
+    goals.bar(gen, c["completions"], width=0.8 if gen.size < 60 else 1.0,
+              color=GOAL_COLOUR, alpha=0.35)
+    goals.set_ylabel("genomes at goal", color=GOAL_COLOUR)
+    goals.set_ylim(0, max(1.0, float(c["completions"].max())) * 1.15)
+    goals.yaxis.get_major_locator().set_params(integer=True)
+
+    first = run.first_goal_generation()
+    if first is not None:
+        for a in (ax, low):
+            a.axvline(first, color=GOAL_COLOUR, linestyle=":", linewidth=1.8)
+        # Right of the line, unless that runs out of the axes.
+        right = first <= gen[0] + 0.7 * (gen[-1] - gen[0])
+        ax.text(first, 0.975, f" first goal: generation {first} " if right
+                else f"first goal: generation {first} ", color=GOAL_COLOUR,
+                transform=ax.get_xaxis_transform(), va="top",
+                ha="left" if right else "right", fontsize=10, fontweight="bold")
+        ax.plot([], [], color=GOAL_COLOUR, linestyle=":", label="first goal")
+    else:
+        ax.text(0.99, 0.03, "no genome has reached the goal yet", ha="right",
+                va="bottom", transform=ax.transAxes, fontsize=9, color="#555555")
+    # In a row above the axes, where no curve or label can be under it.
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=5, fontsize=9,
+              frameon=False, borderaxespad=0.0)
+    if gen.size == 1:
+        ax.set_xlim(gen[0] - 1, gen[0] + 1)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+
+    total = run.settings.get("generations")
+    last = int(gen[-1])
+    # Generation 0 is the random initial population; a run of N
+    # generations logs 0..N.
+    done = f"generations 0-{last}"
+    if isinstance(total, int) and last < total:
+        done += f" of {total} (still running or stopped)"
+    fig.suptitle(f"Fitness per generation — {describe_run(run)}", fontsize=13, y=0.975)
+    fig.text(0.5, 0.925, f"{run.name}: {done}", ha="center", fontsize=10, color="#444444")
+    return fig

@@ -1,0 +1,287 @@
+"""`python -m runners.replay`: genome files in, the same episodes out.
+
+The genome files here are written the way evolution writes `best.json`:
+a random linear policy whose fitness and per-stage results were measured
+with an EpisodeRunner using the file's own max_steps and stall_frames.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from runners import EpisodeRunner
+from runners import replay
+from runners.linear import LinearPolicy, genome_size
+from speednik.observation import get_observation
+
+REPO = Path(__file__).resolve().parent.parent
+STAGES = ["hillside", "pipeworks"]
+MAX_STEPS = 600
+STALL = 150
+
+
+def genome_record(observation: str = "terrain", seed: int = 16,
+                  stages: list[str] = STAGES) -> dict:
+    """A best.json record for a random genome, measured as evolution does.
+    Seed 16 runs: it dies in a pit on hillside and times out on pipeworks."""
+    size = get_observation(observation).size
+    genome = np.random.default_rng(seed).normal(0.0, 1.0, genome_size(size))
+    results = {s: EpisodeRunner(s, observation=observation, max_steps=MAX_STEPS,
+                                stall_frames=STALL).run_episode(LinearPolicy(genome, observation))
+               for s in stages}
+    return {
+        "format": "speednik-evolve-genome",
+        "genome": [float(x) for x in genome],
+        "observation": observation,
+        "obs_dim": size,
+        "num_actions": 8,
+        "stages": stages,
+        "max_steps": MAX_STEPS,
+        "stall_frames": STALL,
+        "fitness": float(np.mean([r.total_reward for r in results.values()])),
+        "found_in_generation": 3,
+        "seed": seed,
+        "results": {s: r.to_dict() for s, r in results.items()},
+    }
+
+
+@pytest.fixture(scope="module")
+def record() -> dict:
+    return genome_record()
+
+
+@pytest.fixture
+def run_dir(tmp_path, record) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "best.json").write_text(json.dumps(record))
+    return run
+
+
+def write(tmp_path: Path, data, name: str = "genome.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def run_main(capsys, *argv: str) -> tuple[int, str, str]:
+    """main() in process: an uncaught exception fails the test, so a
+    traceback can never pass for an error message."""
+    try:
+        code = replay.main(list(argv))
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- the genome replays as it was evaluated ------------------------------------------
+
+def test_replayed_fitness_equals_the_recorded_fitness(run_dir, record):
+    loaded = replay.load_genome_file(run_dir)
+    results = replay.replay_genome(loaded)
+    assert [r.metrics["stage"] for r in results] == STAGES
+    assert abs(replay.mean_reward(results) - record["fitness"]) <= 1e-9
+    for r in results:
+        recorded = record["results"][r.metrics["stage"]]
+        assert r.total_reward == recorded["total_reward"]
+        assert r.steps == recorded["steps"] and r.done_reason == recorded["done_reason"]
+
+
+def test_cli_prints_each_stage_and_both_fitness_values(run_dir, record, capsys):
+    code, out, err = run_main(capsys, str(run_dir))
+    assert code == 0, err
+    m = re.search(r"fitness (\S+) \(mean total reward over 2 stages\); recorded (\S+): matches",
+                  out)
+    assert m, out
+    assert abs(float(m.group(1)) - record["fitness"]) <= 1e-9
+    assert abs(float(m.group(2)) - record["fitness"]) <= 1e-9
+    for stage in STAGES:
+        r = record["results"][stage]
+        line = next(l for l in out.splitlines() if l.startswith(f"{stage}:"))
+        assert r["done_reason"] in line
+        assert f"after {r['steps']} frames" in line
+        assert f"progress {100 * r['metrics']['progress']:.1f}%" in line
+        assert f"rings {r['metrics']['rings']}" in line
+        assert f"total reward {r['total_reward']:.4f}" in line
+    components = record["results"]["hillside"]["metrics"]["reward_components"]
+    assert components
+    for name, value in components.items():
+        assert f"{name} {value:+.4f}" in out
+
+
+def test_the_json_file_itself_works_as_well_as_its_directory(run_dir, capsys):
+    code, out, _ = run_main(capsys, str(run_dir / "best.json"))
+    assert code == 0 and "matches" in out
+
+
+def test_a_fitness_that_does_not_replay_is_reported(tmp_path, record, capsys):
+    path = write(tmp_path, dict(record, fitness=record["fitness"] + 0.5))
+    code, out, _ = run_main(capsys, str(path))
+    assert code == 1
+    assert "DOES NOT MATCH" in out
+
+
+def test_another_stage_tests_generalisation(run_dir, capsys):
+    code, out, err = run_main(capsys, str(run_dir), "--stage", "skybridge")
+    assert code == 0, err
+    assert "skybridge:" in out and "hillside:" not in out
+    assert "recorded" not in out   # no fitness to compare on another stage
+
+
+def test_a_stage_profile_path_is_accepted(run_dir, capsys):
+    from speednik.stages import PROFILE_DIR
+    code, out, err = run_main(capsys, str(run_dir), "--stage", str(PROFILE_DIR / "skybridge.toml"))
+    assert code == 0, err
+    assert "skybridge:" in out
+
+
+def test_max_steps_override_says_the_fitness_is_not_comparable(run_dir, capsys):
+    code, out, _ = run_main(capsys, str(run_dir), "--max-steps", "50")
+    assert code == 0
+    assert "after 50 frames" in out and "not comparable" in out
+
+
+def test_a_baseline_agent_replays_by_name(capsys):
+    code, out, err = run_main(capsys, "--agent", "jump-runner", "--stage", "hillside")
+    assert code == 0, err
+    assert out.startswith("agent jump-runner")
+    assert re.search(r"^hillside: goal after \d+ frames", out, re.M)
+
+
+def test_help_explains_both_ways_to_say_what_to_replay(capsys):
+    with pytest.raises(SystemExit) as e:
+        replay.main(["--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    assert "(RUN_DIR_OR_GENOME_FILE | --agent NAME)" in text
+    for option in ("--stage", "--gif", "--plot", "--max-steps", "--agent", "jump-runner"):
+        assert option in text
+
+
+# -- bad input: one line, exit status 2 --------------------------------------------------
+
+def _bad_files(record: dict) -> dict[str, tuple[object, str]]:
+    nan_genome = list(record["genome"])
+    nan_genome[3] = float("nan")
+    return {
+        "not-json": ("{not json", "not JSON"),
+        "a-list": ("[1, 2, 3]", "not an object"),
+        "wrong-format": (dict(record, format="speednik-evolve-run"), "format marker"),
+        "missing-keys": ({"format": "speednik-evolve-genome", "genome": [1.0]},
+                         "missing key(s) 'observation'"),
+        "short-genome": (dict(record, genome=record["genome"][:-1]), "needs 232"),
+        "nan": (dict(record, genome=nan_genome), "NaN"),
+        "other-observation": (dict(record, observation="basic", obs_dim=12),
+                              "fit the 'terrain' observation"),
+        "obs-dim": (dict(record, obs_dim=12), "obs_dim is 12"),
+        "unknown-observation": (dict(record, observation="pixels"), "unknown observation"),
+        "text-genome": (dict(record, genome="1 2 3"), "not a list of numbers"),
+        "bad-max-steps": (dict(record, max_steps=0), "'max_steps' is 0"),
+        "no-stages": (dict(record, stages=[]), "'stages' is []"),
+    }
+
+
+@pytest.mark.parametrize("case", list(_bad_files({"genome": [0.0] * 232})))
+def test_malformed_genome_files_give_one_clear_line(tmp_path, record, capsys, case):
+    data, expected = _bad_files(record)[case]
+    path = write(tmp_path, data, f"{case}.json")
+    code, out, err = run_main(capsys, str(path))
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"replay: error: {path}: ")
+    assert expected in err
+    assert "; accepted" in err
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--agent", "speedy"], "unknown agent 'speedy'; accepted: idle"),
+    (["--agent", "idle", "--stage", "moon"], "unknown stage 'moon'"),
+    (["--agent", "idle", "--stage", "missing.toml"], "accepted"),
+    ([], "one of the arguments"),
+    (["--agent", "idle", "some/run"], "not allowed with"),
+    (["no/such/run"], "no such file"),
+])
+def test_bad_arguments_give_one_clear_line(capsys, argv, expected):
+    code, out, err = run_main(capsys, *argv)
+    assert code == 2
+    assert err.startswith("replay: error: ") and err.count("\n") == 1, err
+    assert expected in err
+
+
+def test_the_command_never_shows_a_traceback(tmp_path):
+    path = write(tmp_path, {"format": "speednik-evolve-genome", "genome": [float("nan")]})
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for argv in ([str(path)], [str(tmp_path / "nothing")], ["--agent", "nobody"]):
+        proc = subprocess.run([sys.executable, "-m", "runners.replay", *argv], env=env,
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2
+        assert "Traceback" not in proc.stderr
+        assert proc.stderr.startswith("replay: error: ") and proc.stderr.count("\n") == 1
+
+
+# -- pictures --------------------------------------------------------------------------
+
+def test_plot_and_gif_of_a_replay(run_dir, tmp_path, capsys):
+    png, gif = tmp_path / "run.png", tmp_path / "run.gif"
+    code, out, err = run_main(capsys, str(run_dir), "--stage", "hillside", "--max-steps", "240",
+                              "--plot", str(png), "--gif", str(gif))
+    assert code == 0, err
+    assert f"wrote {png}" in out and f"wrote {gif}" in out
+    steps = int(re.search(r"after (\d+) frames", out).group(1))
+    im = Image.open(png)
+    assert im.format == "PNG" and im.size[0] == 2400
+    assert len(np.unique(np.asarray(im.convert("L")))) > 20
+    im = Image.open(gif)
+    assert im.format == "GIF" and im.size == (640, 448)
+    assert abs(im.n_frames - steps / 3) <= 2
+    assert len(np.unique(np.asarray(im.convert("L")))) > 3
+
+
+def test_several_stages_give_a_picture_each(tmp_path, capsys):
+    code, out, err = run_main(capsys, "--agent", "idle", "--stage", "hillside", "--stage",
+                              "skybridge", "--max-steps", "30", "--gif", str(tmp_path / "a.gif"),
+                              "--gif-stride", "10")
+    assert code == 0, err
+    for stage in ("hillside", "skybridge"):
+        assert Image.open(tmp_path / f"a-{stage}.gif").n_frames == 4
+
+
+def test_gif_frames_are_capped(tmp_path, capsys):
+    gif = tmp_path / "a.gif"
+    code, _, err = run_main(capsys, "--agent", "hold-right", "--stage", "hillside",
+                            "--max-steps", "300", "--gif", str(gif), "--gif-max-frames", "12",
+                            "--gif-scale", "1")
+    assert code == 0, err
+    im = Image.open(gif)
+    assert im.size == (320, 224) and 2 <= im.n_frames <= 12
+
+
+def test_an_unwritable_picture_is_one_line_and_status_1(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run_main(capsys, "--agent", "idle", "--stage", "hillside", "--max-steps",
+                            "10", "--plot", str(blocker / "map.png"))
+    assert code == 1
+    assert err.startswith("replay: error: cannot write") and err.count("\n") == 1
+
+
+def test_plots_is_imported_only_for_pictures():
+    """runners sits below plots: replaying without --plot/--gif must not
+    import plots or matplotlib."""
+    code = ("import sys; from runners.replay import main; "
+            "main(['--agent', 'idle', '--stage', 'hillside', '--max-steps', '5']); "
+            "bad = [m for m in ('plots', 'matplotlib') if m in sys.modules]; "
+            "sys.exit(f'imported {bad}' if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(REPO)),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
