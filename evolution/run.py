@@ -15,6 +15,7 @@ from pathlib import Path
 from evolution.checkpoint import CheckpointError, load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
 from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, read_config
+from runners.cli import OneLineParser
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
 
@@ -26,8 +27,8 @@ def _default(name: str):
 
 def build_parser() -> argparse.ArgumentParser:
     d = _default
-    p = argparse.ArgumentParser(
-        prog="python -m evolution.run",
+    p = OneLineParser(
+        prog="python -m evolution.run", error_name="evolution.run",
         description="Evolve linear policies (argmax of W @ observation + b "
                     "over the 8 actions) that play Speednik stages. Fitness "
                     "is the episode's total reward, averaged over the stages.",
@@ -187,8 +188,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {stage}: {r['done_reason']}, progress {100 * m['progress']:.1f}%, "
               f"{r['steps']} frames, {m['rings']} rings, reward {r['total_reward']:.3f}")
     print(f"wall time {_fmt_time(time.perf_counter() - t0)}")
-    print(f"replay it: python -m runners.replay {run_dir / BEST_NAME}")
+    print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
     return 130 if outcome.interrupted else 0
+
+
+def _python() -> str:
+    """How to call this interpreter again: the project's venv by its
+    relative path when that is what runs, else plain `python`."""
+    exe = Path(sys.executable)
+    try:
+        rel = exe.relative_to(Path.cwd())
+    except ValueError:
+        return "python"
+    return str(rel)
 
 
 def _draw_fitness(run_dir: Path) -> str:
@@ -206,4 +218,9 @@ def _draw_fitness(run_dir: Path) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        # Output piped into `head` and closed: not an error of the run.
+        sys.stderr.close()
+        sys.exit(0)

@@ -10,29 +10,25 @@ Replays (a run drawn over the stage map, animations) are drawn by
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 from typing import Sequence
 
+from runners.cli import OneLineParser
 from speednik.stages import list_stages
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        # One line, then the usual exit status for a usage error.
-        self.exit(EXIT_USAGE, f"plots: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m plots",
+    p = OneLineParser(error_name="plots", prog="python -m plots",
                 description="Draw the pictures of evolution runs and stages as PNG files.",
                 epilog="exit status: 0 done; 1 a file could not be written; 2 bad input. "
                        "To draw a replay over the stage map or as a GIF, use "
                        "python -m runners.replay ... --plot FILE --gif FILE.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                           parser_class=_Parser)
+                           parser_class=functools.partial(OneLineParser, error_name="plots"))
 
     f = sub.add_parser("fitness", help="best, mean and worst fitness per generation of a run",
                        description="Draw the best, mean (with one standard deviation) and "

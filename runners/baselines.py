@@ -17,6 +17,7 @@ from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.stages import list_stages
 
 from runners.agents import BASELINES
+from runners.cli import OneLineParser
 from runners.parallel import RunnerConfig, run_episodes
 from runners.result import EpisodeResult
 
@@ -49,14 +50,8 @@ def format_table(rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
                       *(line(r) for r in rows)])
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        # One line, then the usual exit status for a usage error.
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m runners.baselines",
+    p = OneLineParser(prog="python -m runners.baselines",
                 description="Run the baseline agents on the stages and print a table.")
     p.add_argument("--stage", action="append", metavar="NAME",
                    help=f"a stage to run (repeatable; default: all of "

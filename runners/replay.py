@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from runners.agents import BASELINES, make_baseline
+from runners.cli import OneLineParser
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, resolve_stage
 from runners.linear import LinearPolicy, genome_size
 from runners.result import EpisodeResult
@@ -236,12 +237,6 @@ def _output_path(path: Path, stage_name: str, several: bool) -> Path:
 
 # -- the command -----------------------------------------------------------------------
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        # One line, then the usual exit status for a usage error.
-        self.exit(EXIT_USAGE, f"replay: error: {message}\n")
-
-
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -253,8 +248,8 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="python -m runners.replay",
+    p = OneLineParser(
+        prog="python -m runners.replay", error_name="replay",
         usage="%(prog)s (RUN_DIR_OR_GENOME_FILE | --agent NAME) [--stage NAME] "
               "[--max-steps N] [--plot FILE] [--gif FILE] [--gif-stride N] "
               "[--gif-max-frames N] [--gif-scale N]",

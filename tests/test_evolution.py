@@ -111,6 +111,8 @@ def run_cli(*args, timeout=120):
     (["--population", "0"], "population"),
     (["--generations", "-3"], "generations"),
     (["--resume", "/nonexistent/run"], "/nonexistent/run"),
+    (["--tournament", "abc"], "--tournament"),
+    (["--mut-prob", "2"], "mut_prob"),
 ])
 def test_cli_errors_are_one_line(args, word, tmp_path):
     proc = run_cli(*args, "--out", str(tmp_path / "x"))
