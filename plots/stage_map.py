@@ -78,7 +78,7 @@ def terrain_image(stage: Stage, grass_px: int = 4) -> np.ndarray:
     """The stage's terrain as an RGB image (height, width, 3) in the map's
     colours; `grass_px` is the depth of the green top line."""
     h, w = stage.height, stage.width
-    grids = [_fit(stage.tiles.pixel_grid(layer), h, w)
+    grids = [stage.solidity_grid(layer)
              for layer in range(len(stage.tiles.cell_grids))]
     s0 = grids[0] == SOLID
     s1 = grids[-1] == SOLID
@@ -101,15 +101,6 @@ def terrain_image(stage: Stage, grass_px: int = 4) -> np.ndarray:
     top &= solid & ~(s0 ^ s1)
     img[top] = GRASS
     return img
-
-
-def _fit(grid: np.ndarray, h: int, w: int) -> np.ndarray:
-    if grid.shape == (h, w):
-        return grid
-    out = np.zeros((h, w), grid.dtype)
-    hh, ww = min(h, grid.shape[0]), min(w, grid.shape[1])
-    out[:hh, :ww] = grid[:hh, :ww]
-    return out
 
 
 def visible_rows(stage: Stage, trajectory: Trajectory | None = None,

@@ -121,8 +121,8 @@ def _art(stage: Stage) -> _StageArt:
     if hit is not None and hit.stage is stage:
         return hit
     h, w = stage.height, stage.width
-    g0 = _fit(stage.tiles.pixel_grid(0), h, w)
-    g1 = _fit(stage.tiles.pixel_grid(1), h, w) if len(stage.tiles.cell_grids) > 1 else g0
+    g0 = stage.solidity_grid(0)
+    g1 = stage.solidity_grid(1) if len(stage.tiles.cell_grids) > 1 else g0
     s0, s1 = g0 == SOLID, g1 == SOLID
     solid = s0 | s1
     ledge = ((g0 == TOP_ONLY) | (g1 == TOP_ONLY)) & ~solid
@@ -147,16 +147,6 @@ def _art(stage: Stage) -> _StageArt:
         _ART.pop(next(iter(_ART)))
     _ART[id(stage)] = hit
     return hit
-
-
-def _fit(grid: np.ndarray, h: int, w: int) -> np.ndarray:
-    """The grid cropped or padded (with empty pixels) to h x w."""
-    if grid.shape == (h, w):
-        return grid
-    out = np.zeros((h, w), grid.dtype)
-    hh, ww = min(h, grid.shape[0]), min(w, grid.shape[1])
-    out[:hh, :ww] = grid[:hh, :ww]
-    return out
 
 
 def stage_image(stage: Stage, layer: int = 0) -> np.ndarray:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from speednik.entities import (
     Checkpoint,
     Enemy,
@@ -36,3 +38,13 @@ class Stage:
     source: str = ""
     # Free-form facts a reader or a plot may want (segment spans, ...).
     meta: dict = field(default_factory=dict)
+
+    def solidity_grid(self, layer: int) -> np.ndarray:
+        """One collision layer as a (height, width) array of EMPTY /
+        TOP_ONLY / SOLID pixels, exactly the stage's size (the tile grid
+        underneath is rounded up to whole tiles)."""
+        grid = self.tiles.pixel_grid(layer)
+        out = np.zeros((self.height, self.width), grid.dtype)
+        h, w = min(self.height, grid.shape[0]), min(self.width, grid.shape[1])
+        out[:h, :w] = grid[:h, :w]
+        return out
