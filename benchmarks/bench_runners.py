@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runners import BaseAgent, EpisodePool, EpisodeRunner, RunnerConfig  # noqa: E402
 from runners.agents import register_agent_factory  # noqa: E402
+from runners.linear import LinearPolicy  # noqa: E402
 from runners.parallel import prepare_jobs, run_job  # noqa: E402
 from speednik.actions import ACTION_RIGHT, NUM_ACTIONS, action_to_input  # noqa: E402
 from speednik.observation import OBS_DIM, extract_observation  # noqa: E402
@@ -43,27 +44,6 @@ TARGET_SPEEDUP = 1.7
 GENOME_SIZE = NUM_ACTIONS * OBS_DIM + NUM_ACTIONS
 
 
-class LinearAgent(BaseAgent):
-    """argmax(W @ obs + b) with W 8x12 and b 8, from a flat genome."""
-
-    observation = "basic"
-
-    def __init__(self, genome) -> None:
-        g = np.asarray(genome, np.float32)
-        self.w = g[:NUM_ACTIONS * OBS_DIM].reshape(NUM_ACTIONS, OBS_DIM).copy()
-        self.b = g[NUM_ACTIONS * OBS_DIM:].copy()
-        self._out = np.empty(NUM_ACTIONS, np.float32)
-
-    def get_action(self, obs) -> int:
-        out = self._out
-        np.dot(self.w, obs, out=out)
-        np.add(out, self.b, out=out)
-        return int(out.argmax())
-
-    def reset(self) -> None:
-        pass
-
-
 class Forward(BaseAgent):
     """Holds right for free: the runner's own cost with no policy."""
 
@@ -74,8 +54,9 @@ class Forward(BaseAgent):
         pass
 
 
-def make_linear_agent(genome) -> LinearAgent:
-    return LinearAgent(genome)
+def make_linear_agent(genome) -> LinearPolicy:
+    """The policy evolution evaluates, over the 12-value observation."""
+    return LinearPolicy(genome, "basic")
 
 
 register_agent_factory("bench-linear", make_linear_agent)
@@ -206,7 +187,7 @@ def main() -> None:
     print(f"== frames per second on {name} (best of {REPEATS})")
     bare = bare_fps(stage)
     runner = EpisodeRunner(stage)
-    agents = [LinearAgent(g) for g in genomes(64)]
+    agents = [LinearPolicy(g) for g in genomes(64)]
     linear = runner_fps(runner, agents)
     free = runner_fps(runner, [Forward()])
     played = [runner.run_episode(a, record=True).trajectory.action for a in agents]
@@ -226,7 +207,7 @@ def main() -> None:
     for _ in range(120):
         sim_step(sim, InputState(right=True))
     obs = extract_observation(sim)
-    agent = LinearAgent(genomes(1)[0])
+    agent = LinearPolicy(genomes(1)[0])
     reward = default_reward()
     reward.reset(sim)
     print("per frame, microseconds:")
