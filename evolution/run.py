@@ -25,6 +25,15 @@ def _default(name: str):
     return f.default_factory() if callable(f.default_factory) else f.default
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows defaults, except where there is none or the help says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is False:
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     d = _default
     p = OneLineParser(
@@ -32,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evolve linear policies (argmax of W @ observation + b "
                     "over the 8 actions) that play Speednik stages. Fitness "
                     "is the episode's total reward, averaged over the stages.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=_HelpFormatter)
     # These three may change on --resume, so "not given" must be visible.
     p.add_argument("--generations", type=int, default=None,
                    help="generations to run after the initial population "

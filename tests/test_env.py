@@ -321,10 +321,3 @@ def test_registration_works_in_any_import_order(imports):
             "print(env.reset()[0].shape)")
     out = _python(code)
     assert "speednik/Hillside-v0" in out and "speednik/Skybridge-v0" in out and "(12,)" in out
-
-
-def test_importing_speednik_does_not_import_gymnasium():
-    out = _python("import sys, speednik, speednik.simulation, speednik.observation, "
-                  "speednik.reward, speednik.tokens, speednik.render, speednik.actions\n"
-                  "print('gymnasium' in sys.modules)")
-    assert out == "False"
