@@ -17,8 +17,9 @@ Colours:
   side they throw toward; silver spikes; magenta walkers; orange flyers;
 - checkpoint: a grey pole, blue ball (red once reached);
 - goal: a dashed white line across the view at its x and a post with a sign;
-- player: blue upright body with a white eye on the side it faces; a blue
-  ball with a light stripe in ball form; red when hurt; grey when dead.
+- player: blue body with a white eye on the side it faces and red feet on
+  the surface it runs on (turned on walls and ceilings); a blue ball with a
+  light stripe in ball form; red when hurt; grey when dead.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from speednik.constants import (
     STAND_WIDTH_RADIUS,
 )
 from speednik.enemies import ENEMY_HALF_HEIGHT, ENEMY_HALF_WIDTH, enemy_position
-from speednik.player import PlayerState
+from speednik.player import MODE_OF_ANGLE, PlayerState
 from speednik.terrain import SOLID, TOP_ONLY
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ SPIKE_DARK = (110, 110, 124)
 WALKER = (204, 48, 160)
 FLYER = (240, 130, 30)
 EYE = (20, 20, 20)
+SHOES = (200, 30, 30)
 POLE = (96, 96, 104)
 CHECK_OFF = (40, 90, 230)
 CHECK_ON = (230, 50, 50)
@@ -327,12 +329,42 @@ def _draw_player(img: np.ndarray, sim: SimState, cam_x: int, cam_y: int) -> None
         # A stripe across the ball hints at its spin.
         _rect(img, x - ROLL_WIDTH_RADIUS, y - 2, x + ROLL_WIDTH_RADIUS, y + 2, light)
         return
+    # Standing, the body turns with the ground mode, feet to the surface:
+    # upright on floors, on its side on walls, upside down on ceilings.
+    mode = MODE_OF_ANGLE[p.angle] if p.on_ground else 0
+    sprite, mask = _standing_sprite(body, light, p.facing_right, mode)
+    h, w = img.shape[:2]
+    sh, sw = mask.shape
+    x0, y0 = math.floor(x - sw / 2), math.floor(y - sh / 2)
+    a, b = max(0, x0), min(w, x0 + sw)
+    c, d = max(0, y0), min(h, y0 + sh)
+    if a < b and c < d:
+        m = mask[c - y0:d - y0, a - x0:b - x0]
+        img[c:d, a:b][m] = sprite[c - y0:d - y0, a - x0:b - x0][m]
+
+
+_SPRITES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _standing_sprite(body, light, facing_right: bool,
+                     mode: int) -> tuple[np.ndarray, np.ndarray]:
+    """The standing player drawn upright, turned a quarter per ground mode
+    (counter-clockwise, so its feet point along the mode's "down")."""
+    key = (body, light, facing_right, mode)
+    hit = _SPRITES.get(key)
+    if hit is not None:
+        return hit
     wr, hr = STAND_WIDTH_RADIUS, STAND_HEIGHT_RADIUS
-    _rect(img, x - wr, y - hr, x + wr, y + hr, body)
-    _rect(img, x - wr + 3, y + 2, x + wr - 3, y + hr - 6, light)   # belly
-    eye_x = x + 3 if p.facing_right else x - 7
-    _rect(img, eye_x, y - hr + 6, eye_x + 4, y - hr + 11, WHITE)
-    _rect(img, eye_x + (2 if p.facing_right else 0), y - hr + 7,
-          eye_x + (4 if p.facing_right else 2), y - hr + 10, EYE)
-    # Shoes on the ground side show which way is down.
-    _rect(img, x - wr, y + hr - 4, x + wr, y + hr, (200, 30, 30))
+    spr = np.zeros((2 * hr, 2 * wr, 3), np.uint8)
+    spr[:] = body
+    spr[hr + 2:2 * hr - 6, 3:2 * wr - 3] = light            # belly
+    ex = wr + 3 if facing_right else wr - 7
+    spr[6:11, ex:ex + 4] = WHITE                             # eye
+    px = ex + 2 if facing_right else ex
+    spr[7:10, px:px + 2] = EYE
+    spr[2 * hr - 4:, :] = SHOES                              # feet
+    mask = np.ones(spr.shape[:2], bool)
+    hit = (np.ascontiguousarray(np.rot90(spr, mode)),
+           np.ascontiguousarray(np.rot90(mask, mode)))
+    _SPRITES[key] = hit
+    return hit

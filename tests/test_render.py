@@ -8,10 +8,11 @@ from speednik import render
 from speednik.entities import Checkpoint, Enemy, Ring, Spikes, Spring
 from speednik.physics import InputState
 from speednik.player import PlayerState
-from speednik.render import camera, render_frame, stage_image
+from speednik.render import SHOES, camera, render_frame, stage_image
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import load_stage
 from speednik.terrain import SOLID
+from terrain_builders import flat_stage
 from stage_fixtures import (
     BUILTIN_STAGES,
     FLOOR_Y,
@@ -195,3 +196,17 @@ def test_builtin_stages_render(name):
     for f in frames:
         assert f.shape == (224, 320, 3)
         assert len(np.unique(f.reshape(-1, 3), axis=0)) > 4
+
+
+@pytest.mark.parametrize("angle, side", [(0, "below"), (64, "right"), (128, "above"), (192, "left")])
+def test_standing_player_turns_its_feet_to_the_surface(angle, side):
+    sim = create_sim(flat_stage())
+    p = sim.player.physics
+    p.x, p.y, p.angle, p.on_ground = 600.0, 400.0, angle, True
+    img = render_frame(sim)
+    cam_x, cam_y = camera(sim)
+    ys, xs = np.nonzero(np.all(img == SHOES, axis=2))
+    assert len(xs) > 10
+    dx, dy = xs.mean() - (p.x - cam_x), ys.mean() - (p.y - cam_y)
+    expected = {"below": dy > 10, "right": dx > 5, "above": dy < -10, "left": dx < -5}
+    assert expected[side], (dx, dy)
