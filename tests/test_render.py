@@ -12,7 +12,7 @@ from speednik.render import SHOES, camera, render_frame, stage_image
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import load_stage
 from speednik.terrain import SOLID
-from terrain_builders import flat_stage
+from terrain_builders import flat_stage as open_flat_stage
 from stage_fixtures import (
     BUILTIN_STAGES,
     FLOOR_Y,
@@ -200,7 +200,7 @@ def test_builtin_stages_render(name):
 
 @pytest.mark.parametrize("angle, side", [(0, "below"), (64, "right"), (128, "above"), (192, "left")])
 def test_standing_player_turns_its_feet_to_the_surface(angle, side):
-    sim = create_sim(flat_stage())
+    sim = create_sim(open_flat_stage())
     p = sim.player.physics
     p.x, p.y, p.angle, p.on_ground = 600.0, 400.0, angle, True
     img = render_frame(sim)
