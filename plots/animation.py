@@ -36,9 +36,9 @@ from evolution.atomic import atomic_write_bytes
 from runners.episode import resolve_stage
 from runners.result import EpisodeResult, Trajectory
 from speednik.actions import action_to_input
+from speednik.constants import FPS
 from speednik.simulation import create_sim, sim_step
 
-GAME_FPS = 60
 DEFAULT_STRIDE = 3            # 60 / 3 = 20 GIF frames a second
 DEFAULT_MAX_FRAMES = 1500     # a full 3600-frame episode plays at the default stride
 DEFAULT_SCALE = 2             # 640 x 448: the game's 320 x 224 is small on a screen
@@ -205,7 +205,7 @@ def gif_plan(steps: int, stride: int = DEFAULT_STRIDE,
     # GIF delays are whole hundredths of a second. Past 10 frames a second
     # the picture turns into a slide show, so a very long episode squeezed
     # into few frames plays faster than real time instead.
-    ms = min(MAX_DELAY_MS, max(20, 10 * round(stride * 1000 / GAME_FPS / 10)))
+    ms = min(MAX_DELAY_MS, max(20, 10 * round(stride * 1000 / FPS / 10)))
     return stride, frames, ms
 
 
@@ -296,7 +296,7 @@ def write_replay_gif(result: EpisodeResult | Trajectory, stage: Any,
                          None if note < 0 else NOTES[note][1:], scale, palette.index)
             if i == last:
                 text, colour = ending
-                detail = f"{len(traj)} FRAMES  {len(traj) / GAME_FPS:.1f} S"
+                detail = f"{len(traj)} FRAMES  {len(traj) / FPS:.1f} S"
                 draw_ending(img, text, colour, detail, scale, palette.index)
             frame = Image.fromarray(img)
             frame.putpalette(palette.flat)

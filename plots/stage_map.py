@@ -44,7 +44,7 @@ from matplotlib.path import Path as MplPath
 from plots import new_figure, save_figure
 from runners.episode import resolve_stage
 from runners.result import EpisodeResult, Trajectory
-from speednik.constants import MAX_SPEED, TOP_SPEED
+from speednik.constants import FPS, MAX_SPEED, TOP_SPEED
 from speednik.stages import Stage
 from speednik.terrain import SOLID, TOP_ONLY
 
@@ -201,7 +201,7 @@ def _default_title(stage: Stage, result: Any, label: str | None) -> str:
         m = result.metrics
         who = f"{label} on " if label else ""
         return (f"{who}{stage.name}: {result.done_reason} after {result.steps} frames "
-                f"({result.steps / 60:.1f} s), progress {m.get('progress', 0.0):.1%}, "
+                f"({result.steps / FPS:.1f} s), progress {m.get('progress', 0.0):.1%}, "
                 f"rings {m.get('rings', 0)}, total reward {result.total_reward:.2f}")
     if result is not None and label:
         return f"{label} on {text}"

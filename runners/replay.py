@@ -35,7 +35,7 @@ from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, resolve_stage
 from runners.linear import LinearPolicy, genome_size
 from runners.result import EpisodeResult
 from speednik.actions import NUM_ACTIONS
-from speednik.constants import DEFAULT_MAX_STEPS
+from speednik.constants import DEFAULT_MAX_STEPS, FPS
 from speednik.observation import OBSERVATIONS, get_observation
 from speednik.stages import Stage, list_stages
 
@@ -210,7 +210,7 @@ def format_result(result: EpisodeResult) -> str:
     """Two lines: how the episode went, then the reward by component."""
     m = result.metrics
     head = (f"{m.get('stage', '?')}: {result.done_reason} after {result.steps} frames "
-            f"({result.steps / 60:.1f} s), progress {100 * m.get('progress', 0.0):.1f}%, "
+            f"({result.steps / FPS:.1f} s), progress {100 * m.get('progress', 0.0):.1f}%, "
             f"rings {m.get('rings', 0)}, total reward {result.total_reward:.4f}")
     parts = [f"{name} {value:+.4f}" for name, value in m.get("reward_components", {}).items()]
     return head + "\n  reward by component: " + (", ".join(parts) if parts else "(none)")

@@ -62,7 +62,6 @@ HURT_Y_SPEED = -4.0
 HURT_X_SPEED = 2.0
 INVULNERABLE_FRAMES = 120
 RING_RADIUS = 8
-ENEMY_BOUNCE_MIN = 0.0
 
 # Default episode length (one minute of game time).
 DEFAULT_MAX_STEPS = 3600
