@@ -137,7 +137,7 @@ class TileMap:
 
     __slots__ = (
         "width_tiles", "height_tiles", "cells", "masks", "cell_grids",
-        "a_down", "a_right", "a_up", "a_left", "top_only",
+        "a_down", "a_right", "a_up", "a_left", "top_only", "heights",
         "_pcells", "_pw", "_t_down_all", "_t_down", "_t_right", "_t_up",
         "_t_left",
     )
@@ -159,11 +159,13 @@ class TileMap:
         full = solid & ~top_only[:, None, None]
         tables = []
         angles = []
+        self.heights = []
         for d in DIRECTIONS:
             # A top-only tile exists for the floor sensor alone.
             oriented = _oriented(solid if d == DOWN else full, d)
             tables.append(_scan_tables(oriented).ravel().tolist())
             heights = _entry_heights(oriented)
+            self.heights.append(heights.astype(np.int8))
             angles.append([_surface_angle(heights[t], d)
                            for t in range(len(masks))])
         self._t_down_all, self._t_right, self._t_up, self._t_left = tables
@@ -211,6 +213,11 @@ class TileMap:
         return cls(unique.reshape(-1, TILE_SIZE, TILE_SIZE), cell_grids)
 
     # -- queries that are not on the hot path ---------------------------------
+
+    def height_array(self, tile: int, direction: int = DOWN) -> tuple[int, ...]:
+        """The tile's 16-value height array as a sensor pointing `direction`
+        meets it (the original game's view of a tile; angles come from it)."""
+        return tuple(int(h) for h in self.heights[direction][tile])
 
     def solidity_at(self, x: float, y: float, layer: int) -> int:
         """EMPTY, TOP_ONLY or SOLID for the pixel holding (x, y)."""
