@@ -36,11 +36,15 @@ __all__ = [
 EDGE_MARGIN = 16.0
 
 _INDEX_CACHE: dict[int, tuple[Stage, ObjectIndex]] = {}
+# Indexes kept per process, oldest forgotten first (they hold their stage).
+INDEX_CACHE_SIZE = 64
 
 
 def _index_for(stage: Stage) -> ObjectIndex:
     hit = _INDEX_CACHE.get(id(stage))
     if hit is None or hit[0] is not stage:
+        while len(_INDEX_CACHE) >= INDEX_CACHE_SIZE:
+            _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
         hit = (stage, ObjectIndex(stage))
         _INDEX_CACHE[id(stage)] = hit
     return hit[1]

@@ -37,6 +37,16 @@ BUILTIN_STAGES = ("hillside", "pipeworks", "skybridge")
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
 
 _CACHE: dict[object, Stage] = {}
+# Built stages kept per process; a long run over many generated stages
+# forgets the oldest instead of growing without bound.
+CACHE_SIZE = 64
+
+
+def _remember(key: object, stage: Stage) -> Stage:
+    while len(_CACHE) >= CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = stage
+    return stage
 
 
 class UnknownStageError(StageError, KeyError):
@@ -83,8 +93,7 @@ def load_stage(name: str | os.PathLike[str]) -> Stage:
         key = ("builtin", name)
     stage = _CACHE.get(key)
     if stage is None:
-        stage = build_stage(load_profile(name))
-        _CACHE[key] = stage
+        stage = _remember(key, build_stage(load_profile(name)))
     return stage
 
 
@@ -94,8 +103,7 @@ def generate_stage(seed: int, difficulty: str | int = "medium") -> Stage:
     key = ("generated", seed, level)
     stage = _CACHE.get(key)
     if stage is None:
-        stage = build_stage(generate_profile(seed, level))
-        _CACHE[key] = stage
+        stage = _remember(key, build_stage(generate_profile(seed, level)))
     return stage
 
 
