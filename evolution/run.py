@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     if outcome.interrupted:
         print(f"interrupted after generation {outcome.generations}; "
-              f"continue with: python -m evolution.run --resume {run_dir}")
+              f"continue with: {_python()} -m evolution.run --resume {run_dir}")
     print(f"run directory: {run_dir}")
     print(f"  {CONFIG_NAME}, {LOGBOOK_NAME}, checkpoint.pkl, {BEST_NAME}{plot_note}")
     print(f"best fitness {outcome.best_fitness:.3f}, progress "

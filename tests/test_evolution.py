@@ -151,12 +151,15 @@ def test_cli_run_prints_each_generation_and_where_things_went(tmp_path):
     assert again.returncode == 2 and "--resume" in again.stderr
 
 
-def _start(out: Path, generations: int) -> subprocess.Popen:
+def _start(out: Path, generations: int, workers: int = 1) -> subprocess.Popen:
+    # Its own session, so a signal can go to the whole group as a
+    # terminal's Ctrl-C does, pool workers included.
     return subprocess.Popen(
         [sys.executable, "-m", "evolution.run", "--generations", str(generations),
-         "--population", "8", "--max-steps", "300", "--workers", "1",
+         "--population", "8", "--max-steps", "300", "--workers", str(workers),
          "--checkpoint-every", "1", "--out", str(out), "--quiet"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
 
 
 def _wait_for(path: Path, proc: subprocess.Popen, seconds: float = 60) -> None:
@@ -181,12 +184,13 @@ def test_killed_at_any_moment_the_checkpoint_loads(tmp_path):
         assert ckpt.generation >= 0 and len(ckpt.population) == 8
 
 
-def test_ctrl_c_checkpoints_and_resumes(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_checkpoints_and_resumes(tmp_path, workers):
     out = tmp_path / "int"
-    proc = _start(out, 500)
+    proc = _start(out, 500, workers)
     _wait_for(out / "checkpoint.pkl", proc)
     time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert "--resume" in stdout
