@@ -23,7 +23,7 @@ from speednik.events import (
 )
 from speednik.objects import ObjectIndex, interact, kill_player
 from speednik.physics import InputState
-from speednik.player import Player, PlayerState, create_player, player_update, radii
+from speednik.player import Player, create_player, player_update, radii
 from speednik.stages import Stage, load_stage
 
 __all__ = [

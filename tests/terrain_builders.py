@@ -6,7 +6,7 @@ import numpy as np
 
 from speednik.entities import Goal, LayerSwitch
 from speednik.stages.stage import Stage
-from speednik.terrain import SOLID, TOP_ONLY, TileMap
+from speednik.terrain import SOLID, TileMap
 
 FLOOR_Y = 640
 HEIGHT = 1024

@@ -1,7 +1,6 @@
 """Rings, enemies, hurting, dying, checkpoints and the goal."""
 from __future__ import annotations
 
-import numpy as np
 
 from speednik.entities import Checkpoint, Enemy, Ring, Spikes
 from speednik.events import (
