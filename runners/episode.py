@@ -235,31 +235,42 @@ class EpisodeRunner:
             done_reason=reason, trajectory=traj)
 
     def _metrics(self, sim: SimState, reward: Any) -> dict[str, Any]:
-        stage = self.stage
-        start_x = float(stage.start_x)
-        goal_x = float(stage.goal.x)
-        max_x = float(sim.max_x_reached)
-        if sim.goal_reached:
-            progress = 1.0
-        elif goal_x > start_x:
-            progress = (max_x - start_x) / (goal_x - start_x)
-            progress = 0.0 if progress < 0.0 else 1.0 if progress > 1.0 else progress
-        else:
-            progress = 0.0
         totals = getattr(reward, "totals", None)
         p = sim.player.physics
-        return {
-            "stage": stage.name,
-            "start_x": start_x,
-            "goal_x": goal_x,
-            "max_x": max_x,
-            "progress": float(progress),
-            "final_x": float(p.x),
-            "final_y": float(p.y),
-            "rings": int(sim.rings_collected),
-            "goal_reached": bool(sim.goal_reached),
-            "frames_to_goal": int(sim.frame) if sim.goal_reached else None,
-            "deaths": int(sim.deaths),
-            "reward_components": (
-                {str(k): float(v) for k, v in totals.items()} if totals else {}),
-        }
+        return episode_metrics(
+            self.stage, max_x=sim.max_x_reached, final_x=p.x, final_y=p.y,
+            rings=sim.rings_collected, goal_reached=sim.goal_reached,
+            frame=sim.frame, deaths=sim.deaths, reward_totals=totals)
+
+
+def episode_metrics(stage: Stage, *, max_x: float, final_x: float, final_y: float,
+                    rings: int, goal_reached: bool, frame: int, deaths: int,
+                    reward_totals: Mapping[str, float] | None) -> dict[str, Any]:
+    """The metrics of an `EpisodeResult` from an episode's final state,
+    whichever engine ran it."""
+    start_x = float(stage.start_x)
+    goal_x = float(stage.goal.x)
+    max_x = float(max_x)
+    if goal_reached:
+        progress = 1.0
+    elif goal_x > start_x:
+        progress = (max_x - start_x) / (goal_x - start_x)
+        progress = 0.0 if progress < 0.0 else 1.0 if progress > 1.0 else progress
+    else:
+        progress = 0.0
+    return {
+        "stage": stage.name,
+        "start_x": start_x,
+        "goal_x": goal_x,
+        "max_x": max_x,
+        "progress": float(progress),
+        "final_x": float(final_x),
+        "final_y": float(final_y),
+        "rings": int(rings),
+        "goal_reached": bool(goal_reached),
+        "frames_to_goal": int(frame) if goal_reached else None,
+        "deaths": int(deaths),
+        "reward_components": (
+            {str(k): float(v) for k, v in reward_totals.items()}
+            if reward_totals else {}),
+    }

@@ -21,7 +21,13 @@ def genome_size(obs_dim: int) -> int:
 
 class LinearPolicy(BaseAgent):
     """Acts with the action of highest score `W @ obs + b` (lowest index on
-    a tie, so the choice is exactly reproducible)."""
+    a tie, so the choice is exactly reproducible).
+
+    Each score is summed in float64 in one fixed order, the bias first and
+    then each weight times its observation value, left to right: the order
+    the compiled engine (`speednik.engine.policy`) uses, so both choose the
+    same action bit for bit. (A BLAS dot product sums in the library's own
+    order, which differs between machines.)"""
 
     def __init__(self, genome, observation: str = "basic") -> None:
         encoder = get_observation(observation)
@@ -38,13 +44,19 @@ class LinearPolicy(BaseAgent):
         self.genome = genome
         self.observation = encoder.name
         n = NUM_ACTIONS * encoder.size
-        # float32 like the observations: a mixed-type product costs a cast
-        # every frame, and this runs on every frame of every episode.
-        self.weights = genome[:n].reshape(NUM_ACTIONS, encoder.size).astype(np.float32)
-        self.bias = genome[n:].astype(np.float32)
+        self.weights = genome[:n].reshape(NUM_ACTIONS, encoder.size)
+        self.bias = genome[n:]
+        # Row 0 the biases, row 1 + j the weights of observation value j:
+        # a running sum down the rows (np.add.accumulate is sequential)
+        # gives every score in the fixed order.
+        self._terms = np.empty((encoder.size + 1, NUM_ACTIONS))
+        self._terms[0] = self.bias
+        self._columns = np.ascontiguousarray(self.weights.T)
 
     def get_action(self, obs) -> int:
-        return int((self.weights.dot(obs) + self.bias).argmax())
+        terms = self._terms
+        np.multiply(self._columns, np.asarray(obs)[:, None], out=terms[1:])
+        return int(np.add.accumulate(terms, axis=0)[-1].argmax())
 
     def reset(self) -> None:
         pass

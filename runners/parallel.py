@@ -48,6 +48,7 @@ from speednik.observation import get_observation
 from speednik.stages import Stage
 
 from runners.agents import AgentSpec, describe_agent_spec, resolve_agent_spec
+from runners.compiled import check_engine, run_compiled, runs_compiled
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, StageRef, _positive_int
 from runners.result import EpisodeResult
 
@@ -334,14 +335,39 @@ def _describe(items: Sequence[Any], i: int) -> str:
 
 def run_episodes(items: Iterable[Any], config: RunnerConfig | None = None, *,
                  workers: int = 1, map_fn: MapFn | None = None,
-                 start_method: str | None = None) -> list[EpisodeResult]:
+                 start_method: str | None = None,
+                 engine: str = "python") -> list[EpisodeResult]:
     """The `EpisodeResult` of every item, in the items' order.
 
     `items` are `(agent_spec, stage)` pairs, run with `config` (default:
     `RunnerConfig()`), or `EpisodeTask`s. See the module docstring for
     `workers`, `map_fn` and `start_method`.
+
+    `engine="compiled"` runs every linear-policy item that records no
+    trajectory on the compiled engine, in this process on `workers`
+    threads, with results equal to the readable runner's; the other items
+    run as with `engine="python"`.
     """
     jobs = prepare_jobs(items, config)
+    if check_engine(engine) == "compiled":
+        fast = [i for i, job in enumerate(jobs) if runs_compiled(job)]
+        if fast:
+            results: list[Any] = [None] * len(jobs)
+            for i, r in zip(fast, run_compiled([jobs[i] for i in fast],
+                                               threads=_positive_int(workers, "workers"))):
+                results[i] = r
+            chosen = set(fast)
+            rest = [i for i in range(len(jobs)) if i not in chosen]
+            if rest:
+                for i, r in zip(rest, _run_jobs([jobs[i] for i in rest], workers,
+                                                map_fn, start_method)):
+                    results[i] = r
+            return results
+    return _run_jobs(jobs, workers, map_fn, start_method)
+
+
+def _run_jobs(jobs: list[_Job], workers: int, map_fn: MapFn | None,
+              start_method: str | None) -> list[EpisodeResult]:
     if map_fn is not None:
         return list(map_fn(run_job, jobs))
     workers = _positive_int(workers, "workers")

@@ -348,9 +348,12 @@ def _terrain_probes(sim: SimState) -> list[float]:
             if destroyed[i]:
                 continue
             ex, ey = enemy_position(enemy, frame)
-            d = math.hypot(ex - px, ey - py)
+            dx, dy = ex - px, ey - py
+            # sqrt, not hypot: its rounding is IEEE's, the same in the
+            # compiled engine, where hypot's is the C library's own.
+            d = math.sqrt(dx * dx + dy * dy)
             if d < best:
-                best, edx, edy = d, ex - px, ey - py
+                best, edx, edy = d, dx, dy
     enemy = _object_features(best, edx, edy, look)
     best = OBJECT_REACH + 1.0
     hdx = hdy = 0.0
@@ -358,9 +361,10 @@ def _terrain_probes(sim: SimState) -> list[float]:
         lo = bisect_left(objs.spike_x, px - OBJECT_REACH)
         hi = bisect_right(objs.spike_x, px + OBJECT_REACH)
         for sx, sy in objs.spikes[lo:hi]:
-            d = math.hypot(sx - px, sy - py)
+            dx, dy = sx - px, sy - py
+            d = math.sqrt(dx * dx + dy * dy)
             if d < best:
-                best, hdx, hdy = d, sx - px, sy - py
+                best, hdx, hdy = d, dx, dy
     hazard = _object_features(best, hdx, hdy, look)
 
     return [

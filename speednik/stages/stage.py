@@ -38,6 +38,18 @@ class Stage:
     source: str = ""
     # Free-form facts a reader or a plot may want (segment spans, ...).
     meta: dict = field(default_factory=dict)
+    # What is computed from the stage and kept with it (see `derived`).
+    _derived: dict = field(default_factory=dict, init=False, repr=False,
+                           compare=False)
+
+    def derived(self, key: str, build):
+        """`build(self)`, computed on first use and kept by the stage:
+        the one home of everything derived from a stage, so nothing needs
+        a per-process cache keyed by the stage's identity."""
+        value = self._derived.get(key)
+        if value is None:
+            value = self._derived[key] = build(self)
+        return value
 
     def solidity_grid(self, layer: int) -> np.ndarray:
         """One collision layer as a (height, width) array of EMPTY /

@@ -1,0 +1,107 @@
+"""Linear-policy episodes on the compiled engine (`speednik.engine`), as
+`EpisodeResult`s equal to the readable runner's, field for field (the
+trajectory aside: the engine records none).
+
+`run_episodes(..., engine="compiled")` sends here every job whose agent
+is a `("linear", (observation, genome))` spec and whose config does not
+ask for a trajectory; everything else runs on the readable runner.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Sequence
+
+import numpy as np
+
+from speednik.reward import DEFAULT_WEIGHTS, make_reward
+
+from runners.episode import episode_metrics, resolve_stage
+from runners.linear import LinearPolicy, linear_policy
+from runners.result import EpisodeResult
+
+ENGINES = ("python", "compiled")
+
+
+def check_engine(engine: object) -> str:
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: accepted are "
+                         f"{', '.join(map(repr, ENGINES))}")
+    return engine  # type: ignore[return-value]
+
+
+def runs_compiled(job: tuple) -> bool:
+    """Whether the compiled engine can run this prepared job."""
+    _, _, factory, _, _, config = job
+    return factory is linear_policy and not config.record
+
+
+def _stage_key(stage) -> object:
+    return ("object", id(stage)) if not isinstance(stage, (str, tuple)) else stage
+
+
+def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[EpisodeResult]:
+    """The results of prepared linear-policy jobs (see `runs_compiled`),
+    in order. Every policy is built (and so checked) here first, so bad
+    input fails with the readable runner's error before compiled code
+    runs."""
+    from runners.parallel import EpisodeError
+    from speednik.engine import run_policy_batch
+
+    policies: list[LinearPolicy] = []
+    for index, label, factory, params, _, _ in jobs:
+        try:
+            policies.append(factory(params))
+        except Exception as e:
+            raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
+
+    # One compiled call per (observation, settings): stages and genomes mix
+    # freely inside it.
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for k, job in enumerate(jobs):
+        config = job[5]
+        groups[(policies[k].observation, config.reward, config.max_steps,
+                config.stall_frames, config.action_repeat)].append(k)
+
+    results: list[EpisodeResult | None] = [None] * len(jobs)
+    for (observation, reward, max_steps, stall, repeat), members in groups.items():
+        if reward is not None:
+            try:
+                make_reward(dict(reward), max_steps)   # the reference's checks
+            except Exception as e:
+                index, label = jobs[members[0]][:2]
+                raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
+        stages: list = []
+        stage_slot: dict[object, int] = {}
+        episode_stage = []
+        for k in members:
+            ref = jobs[k][4]
+            key = _stage_key(ref)
+            if key not in stage_slot:
+                try:
+                    stages.append(resolve_stage(ref))
+                except Exception as e:
+                    index, label = jobs[k][0], jobs[k][1]
+                    raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
+                stage_slot[key] = len(stages) - 1
+            episode_stage.append(stage_slot[key])
+        params = np.stack([policies[k].genome for k in members])
+        batch = run_policy_batch(
+            stages, episode_stage, np.arange(len(members)), params,
+            observation=observation, reward=reward, max_steps=max_steps,
+            stall_frames=stall, action_repeat=repeat, threads=threads)
+        pairs = tuple(DEFAULT_WEIGHTS.items()) if reward is None else reward
+        live = {name: w != 0.0 for name, w in pairs}
+        for e, k in enumerate(members):
+            stage = stages[episode_stage[e]]
+            totals = {name: (float(batch.reward_components[name][e])
+                             if live[name] else 0.0) for name, _ in pairs}
+            results[k] = EpisodeResult(
+                total_reward=float(batch.total_reward[e]), steps=int(batch.steps[e]),
+                metrics=episode_metrics(
+                    stage, max_x=batch.max_x[e], final_x=batch.final_x[e],
+                    final_y=batch.final_y[e], rings=batch.rings[e],
+                    goal_reached=bool(batch.goal_reached[e]),
+                    frame=batch.sim_frame[e], deaths=batch.deaths[e],
+                    reward_totals=totals),
+                done_reason=batch.done_reason[e], trajectory=None)
+    return results  # type: ignore[return-value]

@@ -1,0 +1,181 @@
+"""`run_policy_batch`: many policy episodes, on many stages, in one call
+to compiled code spread over threads."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numba
+import numpy as np
+from numba import typed
+
+from speednik.constants import DEFAULT_MAX_STEPS
+from speednik.engine.episode import (
+    NUM_FLOAT_RESULTS,
+    NUM_INT_RESULTS,
+    R_DEATHS,
+    R_DONE,
+    R_FINAL_X,
+    R_FINAL_Y,
+    R_FRAMES,
+    R_GOAL,
+    R_MAX_X,
+    R_RINGS,
+    R_SIM_FRAME,
+    R_TOTAL,
+    run_batch,
+)
+from speednik.engine.layout import DONE_NAMES, NUM_F, NUM_S
+from speednik.engine.lowering import compiled_stage, state_arrays
+from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS
+from speednik.engine.policy import POLICY_KINDS, linear_size
+from speednik.engine.reward import reward_arrays
+from speednik.reward import DEFAULT_WEIGHTS
+
+
+@dataclass(frozen=True)
+class BatchResults:
+    """Per episode, in the order given: what an `EpisodeResult` holds
+    apart from the trajectory. `reward_components` maps each component of
+    the composition to its per-episode sums."""
+
+    total_reward: np.ndarray
+    steps: np.ndarray
+    done_reason: tuple[str, ...]
+    max_x: np.ndarray
+    final_x: np.ndarray
+    final_y: np.ndarray
+    rings: np.ndarray
+    goal_reached: np.ndarray
+    sim_frame: np.ndarray
+    deaths: np.ndarray
+    reward_components: dict[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def max_threads() -> int:
+    """The most threads the engine can use in this process."""
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def _stage_data(stages: Sequence) -> tuple:
+    lowered = typed.List()
+    initial_f = np.zeros((len(stages), NUM_F), np.float64)
+    initial_s = np.zeros((len(stages), NUM_S), np.int64)
+    from speednik.simulation import create_sim
+
+    for k, stage in enumerate(stages):
+        lowered.append(compiled_stage(stage))
+        initial_f[k], initial_s[k] = state_arrays(create_sim(stage))
+    return lowered, initial_f, initial_s
+
+
+def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
+                     policy: str = "linear", observation: str = "basic",
+                     reward: Sequence[tuple[str, float]] | None = None,
+                     max_steps: int = DEFAULT_MAX_STEPS,
+                     stall_frames: int | None = None, action_repeat: int = 1,
+                     threads: int | None = None) -> BatchResults:
+    """Episode e plays `stages[episode_stage[e]]` with policy parameters
+    `params[episode_params[e]]`.
+
+    - `stages`: built `Stage`s;
+    - `params`: (n, size) float64, one row per genome;
+    - `reward`: (name, weight) pairs in composition order (None: the
+      default reward);
+    - `stall_frames`: None never stalls;
+    - `threads`: how many threads share the batch (None: all there are).
+
+    Checks what it is given before any compiled code runs.
+    """
+    if policy not in POLICY_KINDS:
+        raise ValueError(f"unknown policy {policy!r}: accepted are "
+                         f"{', '.join(map(repr, POLICY_KINDS))}")
+    if observation not in OBSERVATION_KINDS:
+        raise ValueError(f"unknown observation {observation!r}: accepted names are "
+                         f"{', '.join(map(repr, OBSERVATION_KINDS))}")
+    obs_kind = OBSERVATION_KINDS.index(observation)
+    obs_size = OBS_SIZES[obs_kind]
+    params = np.ascontiguousarray(params, dtype=np.float64)
+    size = linear_size(obs_size)
+    if params.ndim != 2 or params.shape[1] != size:
+        raise ValueError(
+            f"a {policy} policy over the {observation!r} observation needs "
+            f"parameter rows of {size} numbers, got shape {params.shape}")
+    if not np.all(np.isfinite(params)):
+        raise ValueError("the parameters hold NaN or infinite weights")
+    episode_stage = np.ascontiguousarray(episode_stage, dtype=np.int64)
+    episode_params = np.ascontiguousarray(episode_params, dtype=np.int64)
+    if episode_stage.shape != episode_params.shape or episode_stage.ndim != 1:
+        raise ValueError("episode_stage and episode_params must be 1-d and equally long")
+    if len(episode_stage) and (episode_stage.min() < 0
+                               or episode_stage.max() >= len(stages)):
+        raise ValueError(f"episode_stage indexes {len(stages)} stage(s)")
+    if len(episode_params) and (episode_params.min() < 0
+                                or episode_params.max() >= len(params)):
+        raise ValueError(f"episode_params indexes {len(params)} parameter row(s)")
+    for name, value in (("max_steps", max_steps), ("action_repeat", action_repeat)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if stall_frames is not None and (isinstance(stall_frames, bool)
+                                     or not isinstance(stall_frames, (int, np.integer))
+                                     or stall_frames < 1):
+        raise ValueError(f"stall_frames must be a positive integer or None, got {stall_frames!r}")
+    pairs = tuple(DEFAULT_WEIGHTS.items()) if reward is None else tuple(reward)
+    ids, weights, constant = reward_arrays(pairs)
+    for name, w in pairs:
+        if not math.isfinite(w):
+            raise ValueError(f"reward weight of {name!r} must be finite, got {w}")
+
+    n = len(episode_stage)
+    out_f = np.zeros((n, NUM_FLOAT_RESULTS), np.float64)
+    out_i = np.zeros((n, NUM_INT_RESULTS), np.int64)
+    out_sums = np.zeros((n, len(ids)), np.float64)
+    if n:
+        lowered, initial_f, initial_s = _stage_data(stages)
+        stall = max_steps + 1 if stall_frames is None else int(stall_frames)
+        want = max_threads() if threads is None else max(1, min(int(threads), max_threads()))
+        previous = numba.get_num_threads()
+        numba.set_num_threads(want)
+        # Episodes differ in length: hand them out one by one, not in
+        # equal slices, so no thread waits on another's long tail.
+        chunk = numba.set_parallel_chunksize(1)
+        try:
+            run_batch(lowered, initial_f, initial_s, episode_stage, episode_params,
+                      params, 0, obs_kind, obs_size, ids, weights, constant,
+                      int(max_steps), stall, int(action_repeat), out_f, out_i, out_sums)
+        finally:
+            numba.set_parallel_chunksize(chunk)
+            numba.set_num_threads(previous)
+
+    steps = out_i[:, R_FRAMES].copy()
+    components = {}
+    for k, (name, w) in enumerate(pairs):
+        if name == "time":
+            # A constant term is summed as steps times its value, as
+            # CompositeReward.totals does.
+            components[name] = steps * -float(w)
+        else:
+            components[name] = out_sums[:, k].copy()
+    return BatchResults(
+        total_reward=out_f[:, R_TOTAL].copy(), steps=steps,
+        done_reason=tuple(DONE_NAMES[d] for d in out_i[:, R_DONE]),
+        max_x=out_f[:, R_MAX_X].copy(), final_x=out_f[:, R_FINAL_X].copy(),
+        final_y=out_f[:, R_FINAL_Y].copy(), rings=out_i[:, R_RINGS].copy(),
+        goal_reached=out_i[:, R_GOAL].astype(bool), sim_frame=out_i[:, R_SIM_FRAME].copy(),
+        deaths=out_i[:, R_DEATHS].copy(), reward_components=components)
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) everything a batch runs, on a
+    tiny stage, so the first real batch pays nothing."""
+    from speednik.stages import load_stage
+
+    stage = load_stage("hillside")
+    for observation in OBSERVATION_KINDS:
+        size = linear_size(OBS_SIZES[OBSERVATION_KINDS.index(observation)])
+        run_policy_batch([stage], [0], [0], np.zeros((1, size)),
+                         observation=observation, max_steps=2, threads=1)

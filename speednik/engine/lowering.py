@@ -1,0 +1,231 @@
+"""A stage lowered to the flat arrays compiled code reads, and a
+simulation state copied to and from the engine's state arrays.
+
+`lower_stage(stage)` is computed once per stage and kept by the stage
+(see `Stage.derived`); everything in it comes from the readable
+structures (`TileMap`'s scan tables, the `ObjectIndex` columns, the
+observation's sorted enemy and spike tables), so both engines read the
+same numbers.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from speednik.engine.layout import (
+    F_GROUND_SPEED,
+    F_MAX_X,
+    F_SPINREV,
+    F_X,
+    F_X_VEL,
+    F_Y,
+    F_Y_VEL,
+    NUM_F,
+    NUM_S,
+    S_ANGLE,
+    S_CONTROL_LOCK,
+    S_DEAD,
+    S_DEATHS,
+    S_FACING_RIGHT,
+    S_FRAME,
+    S_GOAL_REACHED,
+    S_INVULNERABLE,
+    S_JUMPING,
+    S_LAYER,
+    S_ON_GROUND,
+    S_RINGS,
+    S_RINGS_COLLECTED,
+    S_ROLLING,
+    S_STATE,
+)
+from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
+from speednik.player import PlayerState
+
+# A lowered stage is two arrays, `ints` (int64) and `floats` (float64).
+# Each starts with a header: the stage's sizes and, for every table, where
+# it starts. (Two arrays rather than one per table: Numba passes a tuple's
+# arrays field by field on every call, and with forty of them a frame
+# spent most of its time passing arguments.)
+CompiledStage = namedtuple("CompiledStage", ["ints", "floats"])
+
+# -- ints header: sizes ...
+I_WIDTH_TILES = 0
+I_HEIGHT_TILES = 1
+I_PW = 2                 # width of a padded row of tiles
+I_WIDTH = 3
+I_HEIGHT = 4
+I_NUM_COLUMNS = 5        # of the object index
+I_NUM_RINGS = 6
+I_NUM_ENEMIES = 7
+I_NUM_CHECKPOINTS = 8
+I_NUM_SPIKES = 9
+# ... and where each int table starts (in ints) ...
+I_CELLS = 10             # padded tile indices of layer 0; layer 1 at I_CELLS + 1
+I_T_DOWN_ALL = 12        # scan tables (speednik.terrain): floor sensor with top-only tiles,
+I_T_DOWN = 13            # the four directions with solid tiles only
+I_T_RIGHT = 14
+I_T_UP = 15
+I_T_LEFT = 16
+I_A_DOWN = 17            # tile angles per direction
+I_A_RIGHT = 18
+I_A_UP = 19
+I_A_LEFT = 20
+I_COLUMN_START = 21      # object index: first entry of each column, and one past the last
+I_O_KIND = 22            # each entry's kind and index
+I_O_INDEX = 23
+I_SPRING_DIRECTION = 24
+I_SPRING_STRENGTH = 25
+I_ENEMY_KIND = 26
+I_ENEMY_PERIOD = 27
+I_SWITCH_RIGHT = 28
+I_SWITCH_LEFT = 29
+I_ENEMY_ORDER = 30       # enemies sorted by x (the terrain observation's order)
+# ... and where each float table starts (in floats).
+I_O_BOX = 31             # x0, y0, x1, y1 of each index entry
+I_RING_X = 32
+I_RING_Y = 33
+I_SPRING_X = 34
+I_SPRING_Y = 35
+I_CHECKPOINT_X = 36
+I_CHECKPOINT_Y = 37
+I_ENEMY_X = 38
+I_ENEMY_Y = 39
+I_ENEMY_SPAN = 40
+I_ENEMY_SORTED_X = 41
+I_SPIKE_X = 42           # spikes by (x, middle y), sorted
+I_SPIKE_Y = 43
+INT_HEADER = 44
+# -- floats header
+G_GOAL_X = 0
+G_WALKER_SPAN = 1        # the widest walker patrol
+FLOAT_HEADER = 2
+
+
+class _Packer:
+    """Appends tables to a header-led array, noting where each starts."""
+
+    def __init__(self, header: int, dtype) -> None:
+        self.parts = [np.zeros(header, dtype)]
+        self.size = header
+        self.dtype = dtype
+
+    def add(self, values) -> int:
+        arr = np.asarray(values, dtype=self.dtype).reshape(-1)
+        start = self.size
+        self.parts.append(arr)
+        self.size += len(arr)
+        return start
+
+    def array(self) -> np.ndarray:
+        return np.ascontiguousarray(np.concatenate(self.parts))
+
+
+def lower_stage(stage) -> CompiledStage:
+    """The stage's flat arrays (built here; use `compiled_stage` to get
+    the stage's own copy)."""
+    from speednik.objects import ObjectIndex
+    from speednik.observation import _stage_objects
+
+    tiles = stage.tiles
+    ints, floats = _Packer(INT_HEADER, np.int64), _Packer(FLOAT_HEADER, np.float64)
+    head: dict[int, int] = {}
+    head[I_CELLS] = ints.add(tiles._pcells[0])
+    head[I_CELLS + 1] = ints.add(tiles._pcells[1])
+    for slot, table in ((I_T_DOWN_ALL, tiles._t_down_all), (I_T_DOWN, tiles._t_down),
+                        (I_T_RIGHT, tiles._t_right), (I_T_UP, tiles._t_up),
+                        (I_T_LEFT, tiles._t_left), (I_A_DOWN, tiles.a_down),
+                        (I_A_RIGHT, tiles.a_right), (I_A_UP, tiles.a_up),
+                        (I_A_LEFT, tiles.a_left)):
+        head[slot] = ints.add(table)
+
+    index = ObjectIndex(stage)
+    starts = [0]
+    entries: list = []
+    for column in index.columns:
+        entries.extend(column)
+        starts.append(len(entries))
+    head[I_COLUMN_START] = ints.add(starts)
+    head[I_O_KIND] = ints.add([e[0] for e in entries])
+    head[I_O_INDEX] = ints.add([e[1] for e in entries])
+    head[I_O_BOX] = floats.add([v for e in entries for v in e[2:]])
+
+    springs, enemies = stage.springs, stage.enemies
+    head[I_SPRING_DIRECTION] = ints.add([SPRING_DIRECTIONS.index(s.direction) for s in springs])
+    head[I_SPRING_STRENGTH] = ints.add([SPRING_STRENGTHS.index(s.strength) for s in springs])
+    head[I_ENEMY_KIND] = ints.add([ENEMY_KINDS.index(e.kind) for e in enemies])
+    head[I_ENEMY_PERIOD] = ints.add([e.period for e in enemies])
+    head[I_SWITCH_RIGHT] = ints.add([s.layer_right for s in stage.layer_switches])
+    head[I_SWITCH_LEFT] = ints.add([s.layer_left for s in stage.layer_switches])
+    objs = _stage_objects(stage)
+    head[I_ENEMY_ORDER] = ints.add([i for i, _ in objs.enemies])
+    for slot, values in (
+            (I_RING_X, [r.x for r in stage.rings]), (I_RING_Y, [r.y for r in stage.rings]),
+            (I_SPRING_X, [s.x for s in springs]), (I_SPRING_Y, [s.y for s in springs]),
+            (I_CHECKPOINT_X, [c.x for c in stage.checkpoints]),
+            (I_CHECKPOINT_Y, [c.y for c in stage.checkpoints]),
+            (I_ENEMY_X, [e.x for e in enemies]), (I_ENEMY_Y, [e.y for e in enemies]),
+            (I_ENEMY_SPAN, [e.span for e in enemies]),
+            (I_ENEMY_SORTED_X, objs.enemy_x),
+            (I_SPIKE_X, [sx for sx, _ in objs.spikes]),
+            (I_SPIKE_Y, [sy for _, sy in objs.spikes])):
+        head[slot] = floats.add(values)
+
+    head.update({
+        I_WIDTH_TILES: tiles.width_tiles, I_HEIGHT_TILES: tiles.height_tiles,
+        I_PW: tiles._pw, I_WIDTH: stage.width, I_HEIGHT: stage.height,
+        I_NUM_COLUMNS: len(index.columns), I_NUM_RINGS: len(stage.rings),
+        I_NUM_ENEMIES: len(enemies), I_NUM_CHECKPOINTS: len(stage.checkpoints),
+        I_NUM_SPIKES: len(objs.spikes),
+    })
+    int_array, float_array = ints.array(), floats.array()
+    for slot, value in head.items():
+        int_array[slot] = int(value)
+    float_array[G_GOAL_X] = float(stage.goal.x)
+    float_array[G_WALKER_SPAN] = float(objs.enemy_span)
+    return CompiledStage(int_array, float_array)
+
+
+# -- a SimState and the engine's state arrays ------------------------------------------
+
+def state_arrays(sim) -> tuple[np.ndarray, np.ndarray]:
+    """(f, s) holding `sim`'s player and counters (see `layout`)."""
+    player = sim.player
+    p = player.physics
+    f = np.zeros(NUM_F, np.float64)
+    s = np.zeros(NUM_S, np.int64)
+    f[F_X], f[F_Y], f[F_X_VEL], f[F_Y_VEL] = p.x, p.y, p.x_vel, p.y_vel
+    f[F_GROUND_SPEED], f[F_SPINREV] = p.ground_speed, p.spinrev
+    f[F_MAX_X] = sim.max_x_reached
+    s[S_ANGLE], s[S_ON_GROUND], s[S_ROLLING] = p.angle, p.on_ground, p.is_rolling
+    s[S_FACING_RIGHT], s[S_LAYER], s[S_JUMPING] = p.facing_right, p.layer, p.jumping
+    s[S_CONTROL_LOCK], s[S_STATE] = p.control_lock, int(player.state)
+    s[S_RINGS], s[S_INVULNERABLE] = player.rings, player.invulnerable
+    s[S_FRAME], s[S_RINGS_COLLECTED] = sim.frame, sim.rings_collected
+    s[S_DEATHS], s[S_GOAL_REACHED] = sim.deaths, sim.goal_reached
+    s[S_DEAD] = sim.player_dead
+    return f, s
+
+
+def write_state(sim, f: np.ndarray, s: np.ndarray) -> None:
+    """Copy the engine's state arrays back into `sim`, as Python values."""
+    player = sim.player
+    p = player.physics
+    p.x, p.y = float(f[F_X]), float(f[F_Y])
+    p.x_vel, p.y_vel = float(f[F_X_VEL]), float(f[F_Y_VEL])
+    p.ground_speed, p.spinrev = float(f[F_GROUND_SPEED]), float(f[F_SPINREV])
+    sim.max_x_reached = float(f[F_MAX_X])
+    p.angle, p.on_ground = int(s[S_ANGLE]), bool(s[S_ON_GROUND])
+    p.is_rolling, p.facing_right = bool(s[S_ROLLING]), bool(s[S_FACING_RIGHT])
+    p.layer, p.jumping = int(s[S_LAYER]), bool(s[S_JUMPING])
+    p.control_lock = int(s[S_CONTROL_LOCK])
+    player.state = PlayerState(int(s[S_STATE]))
+    player.rings, player.invulnerable = int(s[S_RINGS]), int(s[S_INVULNERABLE])
+    sim.frame, sim.rings_collected = int(s[S_FRAME]), int(s[S_RINGS_COLLECTED])
+    sim.deaths, sim.goal_reached = int(s[S_DEATHS]), bool(s[S_GOAL_REACHED])
+    sim.player_dead = bool(s[S_DEAD])
+
+
+def compiled_stage(stage) -> CompiledStage:
+    """The stage's own flat arrays, lowered on first use."""
+    return stage.derived("compiled", lower_stage)
