@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from evolution.atomic import atomic_write_pickle
+from runners.atomic import atomic_write_bytes
 
 CHECKPOINT_NAME = "checkpoint.pkl"
 FORMAT = "speednik-evolve-checkpoint"
@@ -39,7 +39,7 @@ class Checkpoint:
 
 def save_checkpoint(run_dir: str | Path, ckpt: Checkpoint) -> Path:
     path = Path(run_dir) / CHECKPOINT_NAME
-    atomic_write_pickle(path, {
+    atomic_write_bytes(path, pickle.dumps({
         "format": FORMAT, "version": VERSION,
         "generation": ckpt.generation,
         "population": [(np.asarray(g).copy(), f) for g, f in ckpt.population],
@@ -49,7 +49,7 @@ def save_checkpoint(run_dir: str | Path, ckpt: Checkpoint) -> Path:
         "summaries": ckpt.summaries,
         "config": ckpt.config,
         "elapsed": ckpt.elapsed,
-    })
+    }, protocol=pickle.HIGHEST_PROTOCOL))
     return path
 
 

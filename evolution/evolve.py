@@ -27,7 +27,7 @@ from evolution.ga import (
     new_logbook,
     next_generation,
 )
-from evolution.outputs import best_record, write_best, write_config, write_logbook
+from evolution.outputs import write_best, write_config, write_logbook
 from runners.linear import genome_size
 from speednik.observation import get_observation
 
@@ -137,8 +137,8 @@ def _write_outputs(run_dir: Path, config: EvolutionConfig, population, hof,
     best = hof[0]
     found = next((r["gen"] for r in logbook
                   if r["max"] >= best.fitness.values[0]), gen)
-    write_best(run_dir, best_record(config, best, best.fitness.values[0],
-                                    evaluations.summary(best), found))
+    write_best(run_dir, config, best, best.fitness.values[0],
+               evaluations.summary(best), found)
     keep = list(population) + list(hof)
     summaries = {np.asarray(k).tobytes(): evaluations.known[np.asarray(k).tobytes()]
                  for k in keep}

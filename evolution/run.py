@@ -1,8 +1,10 @@
 """`python -m evolution.run`: evolve linear policies for Speednik.
 
 Prints one line per generation, writes the run directory (config.json,
-logbook.csv, checkpoint.pkl, best.json, fitness.png) and ends by saying
-where everything went and how to replay the best genome.
+logbook.csv, the checkpoint, best.json) and ends by saying where everything
+went, how to replay the best genome and how to draw its fitness curves
+(`python -m plots fitness`: plots sits above evolution, so the drawing is
+its command).
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
-from evolution.checkpoint import CheckpointError, load_checkpoint
+from evolution.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
 from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, read_config
 from runners.cli import OneLineParser
@@ -71,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue a run from its checkpoint; its saved "
                         "settings are used, --generations sets the total")
     p.add_argument("--checkpoint-every", type=int, default=None,
-                   help="write checkpoint.pkl every N generations (and at the "
+                   help="write the checkpoint every N generations (and at the "
                         f"end and on Ctrl-C) (default: {d('checkpoint_every')})")
     g = p.add_argument_group("operators")
     g.add_argument("--cx-prob", type=float, default=d("cx_prob"),
@@ -160,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             config = config_from_args(args)
             run_dir = Path(args.out) if args.out else default_run_dir(config)
-            if (run_dir / "checkpoint.pkl").exists():
+            if (run_dir / CHECKPOINT_NAME).exists():
                 raise ConfigError(
                     f"{run_dir} already holds a run; continue it with "
                     f"--resume {run_dir} or choose another --out")
@@ -181,14 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     outcome = evolve(config, run_dir, resume=bool(args.resume),
                      report=make_reporter(args.quiet))
-    plot_note = _draw_fitness(run_dir)
     best = outcome.best_summary
     print()
     if outcome.interrupted:
         print(f"interrupted after generation {outcome.generations}; "
               f"continue with: {_python()} -m evolution.run --resume {run_dir}")
     print(f"run directory: {run_dir}")
-    print(f"  {CONFIG_NAME}, {LOGBOOK_NAME}, checkpoint.pkl, {BEST_NAME}{plot_note}")
+    print(f"  {CONFIG_NAME}, {LOGBOOK_NAME}, {CHECKPOINT_NAME}, {BEST_NAME}")
     print(f"best fitness {outcome.best_fitness:.3f}, progress "
           f"{100 * best['progress']:.1f}%, reached the goal on every stage: "
           f"{'yes' if best['all_goals'] else 'no'}")
@@ -198,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['steps']} frames, {m['rings']} rings, reward {r['total_reward']:.3f}")
     print(f"wall time {_fmt_time(time.perf_counter() - t0)}")
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
+    print(f"draw its fitness curves: {_python()} -m plots fitness {run_dir}")
     return 130 if outcome.interrupted else 0
 
 
@@ -210,20 +212,6 @@ def _python() -> str:
     except ValueError:
         return "python"
     return str(rel)
-
-
-def _draw_fitness(run_dir: Path) -> str:
-    """Draw fitness.png when the plots package is there; never fail the run."""
-    try:
-        from plots.fitness import plot_fitness
-    except ImportError:
-        return ""
-    try:
-        plot_fitness(run_dir)
-    except Exception as exc:  # a picture must not cost the run its summary
-        print(f"fitness.png not drawn: {exc}", file=sys.stderr)
-        return ""
-    return ", fitness.png"
 
 
 if __name__ == "__main__":

@@ -141,6 +141,7 @@ def test_cli_run_prints_each_generation_and_where_things_went(tmp_path):
     assert len(gen_lines) == 3
     assert "left" in gen_lines[-1] and "goals" in gen_lines[-1]
     assert str(out) in proc.stdout and "runners.replay" in proc.stdout
+    assert "plots fitness" in proc.stdout
     for name in ("config.json", "logbook.csv", "checkpoint.pkl", "best.json"):
         assert (out / name).is_file()
     config = json.loads((out / "config.json").read_text())
