@@ -64,7 +64,11 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                 ind = make_individual(genome)
                 ind.fitness.values = (fit,)
                 population.append(ind)
-            for genome, fit in ckpt.hall_of_fame:
+            # The hall of fame is rebuilt in its saved order. `insert` puts
+            # an entry ahead of those of equal fitness, so inserting from
+            # the last to the first gives back the exact order, ties
+            # included; elitism and selection then pick as they would have.
+            for genome, fit in reversed(ckpt.hall_of_fame):
                 ind = make_individual(genome)
                 ind.fitness.values = (fit,)
                 hof.insert(ind)
