@@ -19,8 +19,8 @@ import numpy as np
 
 from evolution.config import EvolutionConfig
 from evolution.ga import LOGBOOK_HEADER
-from runners.atomic import atomic_write_json, atomic_write_text
-from runners.genome_file import BEST_NAME, write_genome_file
+from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from runners.genome_file import BEST_NAME, STAGE_COPIES, write_genome_file
 
 CONFIG_NAME = "config.json"
 LOGBOOK_NAME = "logbook.csv"
@@ -150,3 +150,14 @@ def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
         stages=list(config.stages), max_steps=config.max_steps,
         stall_frames=config.stall_frames, fitness=fitness, generation=generation,
         seed=config.seed, results=summary["results"])
+
+
+def keep_stage_copies(run_dir: Path, config: EvolutionConfig) -> None:
+    """Copy each .toml profile of the run into `run_dir/stages/`, where
+    replay and resume find it when the original has moved."""
+    for stage in config.stages:
+        if stage.endswith(".toml"):
+            source = Path(stage)
+            target = Path(run_dir) / STAGE_COPIES / source.name
+            if source.resolve() != target.resolve():
+                atomic_write_bytes(target, source.read_bytes())

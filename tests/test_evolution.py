@@ -115,7 +115,8 @@ def run_cli(*args, timeout=120):
     (["--mut-prob", "2"], "mut_prob"),
 ])
 def test_cli_errors_are_one_line(args, word, tmp_path):
-    proc = run_cli(*args, "--out", str(tmp_path / "x"))
+    out = [] if "--resume" in args else ["--out", str(tmp_path / "x")]
+    proc = run_cli(*args, *out)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and word in lines[0], proc.stderr
