@@ -20,6 +20,7 @@ from runners.cli import OneLineParser
 from speednik.stages import list_stages
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +65,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        # Files are written atomically: an interrupted picture is no picture.
+        print("plots: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["replay"]:
         from plots.replay import main as replay_main
         return replay_main(argv[1:])
