@@ -12,6 +12,7 @@ import argparse
 import os
 import signal
 import sys
+import threading
 import time
 from dataclasses import fields
 from pathlib import Path
@@ -254,11 +255,15 @@ class _Signals:
         raise KeyboardInterrupt
 
     def __enter__(self) -> _Signals:
-        self._previous = signal.signal(signal.SIGTERM, self._on_sigterm)
+        # Only the main thread may set a handler; main() called from another
+        # thread leaves SIGTERM as it is.
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._on_sigterm)
         return self
 
     def __exit__(self, *exc) -> None:
-        signal.signal(signal.SIGTERM, self._previous)
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
 
     @property
     def exit_status(self) -> int:

@@ -248,3 +248,33 @@ def test_a_population_that_cannot_fit_is_refused_up_front(tmp_path):
     line = one_line(run_cli("--population", str(10**12), "--out", tmp_path / "big"))
     assert "--population 1000000000000" in line and "memory" in line
     assert not (tmp_path / "big").exists()
+
+
+def test_ctrl_c_while_the_summary_is_written_is_one_line(tmp_path, monkeypatch, capsys):
+    import evolution.run as run
+
+    def interrupted(seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "_fmt_time", interrupted)
+    code = run.main(["--generations", "1", *FAST, "--out", str(tmp_path / "r")])
+    assert code == 130
+    err = capsys.readouterr().err
+    assert err == "evolution.run: interrupted\n"
+    assert load_checkpoint(tmp_path / "r").generation == 1
+
+
+def test_ctrl_c_while_a_picture_is_drawn_is_one_line(tmp_path, monkeypatch, capsys):
+    import plots.fitness
+    from plots import __main__ as plots_cli
+
+    out = tmp_path / "r"
+    assert run_cli("--generations", "1", *FAST, "--out", out).returncode == 0
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(plots.fitness, "plot_fitness", interrupted)
+    assert plots_cli.main(["fitness", str(out)]) == 130
+    assert capsys.readouterr().err == "plots: interrupted\n"
+    assert not (out / "fitness.png").exists()
