@@ -150,8 +150,15 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{run_dir / CHECKPOINT_NAME}: bad settings ({exc})") from None
     recorded = read_config(run_dir)
-    differ = [k for k, v in saved.to_dict().items()
-              if k not in RESUMABLE and recorded.to_dict()[k] != v]
+
+    def settings(config: EvolutionConfig) -> dict:
+        # A profile that moved is replaced by the run's copy of it; either
+        # name means the same stage.
+        return dict(config.to_dict(),
+                    stages=[locate_stage(s, run_dir) for s in config.stages])
+
+    differ = [k for k, v in settings(saved).items()
+              if k not in RESUMABLE and settings(recorded)[k] != v]
     if differ:
         raise ConfigError(
             f"{run_dir / CONFIG_NAME} disagrees with the checkpoint on "
