@@ -1,24 +1,36 @@
-"""Checkpoints: everything needed to continue a run exactly.
+"""Checkpoints: everything needed to continue a run exactly, as data only.
 
-Individuals are stored as plain arrays with their fitness, never as DEAP
-objects, so a checkpoint loads in any process whatever `creator` holds.
-The file is written atomically: killed at any moment, the run leaves the
-previous checkpoint or the new one.
+`checkpoint.npz` is a numpy archive read with `allow_pickle=False`, so a
+crafted file cannot run code: the genomes and their fitness are float64
+arrays, Python's `random` state is its 625 integers plus the version and
+`gauss_next` (random.getstate() as data), and the rest (settings, logbook,
+episode summaries) is one JSON text. Floats survive both exactly, so a
+resumed run continues bit for bit. The file is written atomically: killed
+at any moment, the run leaves the previous checkpoint or the new one.
 """
 from __future__ import annotations
 
-import pickle
+import io
+import json
+import math
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evolution.atomic import atomic_write_pickle
+from runners.atomic import atomic_write_bytes
 
-CHECKPOINT_NAME = "checkpoint.pkl"
+CHECKPOINT_NAME = "checkpoint.npz"
+# The pickle an earlier version wrote; never loaded (a pickle can run code).
+LEGACY_NAME = "checkpoint.pkl"
 FORMAT = "speednik-evolve-checkpoint"
-VERSION = 1
+VERSION = 2
+ARRAYS = ("population", "population_fitness", "hall_of_fame", "hall_of_fame_fitness",
+          "summary_genomes", "random_internal", "meta")
+
+Scored = list[tuple[np.ndarray, float]]
 
 
 class CheckpointError(ValueError):
@@ -28,8 +40,8 @@ class CheckpointError(ValueError):
 @dataclass
 class Checkpoint:
     generation: int
-    population: list[tuple[np.ndarray, float]]
-    hall_of_fame: list[tuple[np.ndarray, float]]
+    population: Scored
+    hall_of_fame: Scored
     logbook: list[dict]
     random_state: Any
     summaries: dict[bytes, tuple[float, dict]]
@@ -37,42 +49,113 @@ class Checkpoint:
     elapsed: float
 
 
+def _matrix(genomes: list[np.ndarray]) -> np.ndarray:
+    if not genomes:
+        return np.zeros((0, 0), dtype=np.float64)
+    return np.stack([np.asarray(g, dtype=np.float64) for g in genomes])
+
+
+def checkpoint_bytes(ckpt: Checkpoint) -> bytes:
+    """The checkpoint as the bytes of an .npz archive."""
+    version, internal, gauss_next = ckpt.random_state
+    keys = list(ckpt.summaries)
+    meta = {
+        "format": FORMAT, "version": VERSION,
+        "generation": ckpt.generation, "elapsed": ckpt.elapsed,
+        "config": ckpt.config, "logbook": [dict(r) for r in ckpt.logbook],
+        "random_version": version, "gauss_next": gauss_next,
+        "summaries": [ckpt.summaries[k] for k in keys],
+    }
+    genome_size = len(ckpt.population[0][0]) if ckpt.population else 0
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        population=_matrix([g for g, _ in ckpt.population]),
+        population_fitness=np.array([f for _, f in ckpt.population], dtype=np.float64),
+        hall_of_fame=_matrix([g for g, _ in ckpt.hall_of_fame]),
+        hall_of_fame_fitness=np.array([f for _, f in ckpt.hall_of_fame], dtype=np.float64),
+        summary_genomes=np.frombuffer(b"".join(keys), dtype=np.float64).reshape(
+            len(keys), genome_size),
+        random_internal=np.array(internal, dtype=np.int64),
+        meta=np.array(json.dumps(meta, allow_nan=False)))
+    return buf.getvalue()
+
+
 def save_checkpoint(run_dir: str | Path, ckpt: Checkpoint) -> Path:
     path = Path(run_dir) / CHECKPOINT_NAME
-    atomic_write_pickle(path, {
-        "format": FORMAT, "version": VERSION,
-        "generation": ckpt.generation,
-        "population": [(np.asarray(g).copy(), f) for g, f in ckpt.population],
-        "hall_of_fame": [(np.asarray(g).copy(), f) for g, f in ckpt.hall_of_fame],
-        "logbook": [dict(r) for r in ckpt.logbook],
-        "random_state": ckpt.random_state,
-        "summaries": ckpt.summaries,
-        "config": ckpt.config,
-        "elapsed": ckpt.elapsed,
-    })
+    atomic_write_bytes(path, checkpoint_bytes(ckpt))
     return path
 
 
 def load_checkpoint(run_dir: str | Path) -> Checkpoint:
-    path = Path(run_dir) / CHECKPOINT_NAME
-    if not Path(run_dir).is_dir():
+    """The checkpoint of a run directory; `CheckpointError` (one line) for
+    a missing, torn, old or foreign one."""
+    run_dir = Path(run_dir)
+    path = run_dir / CHECKPOINT_NAME
+    if not run_dir.is_dir():
         raise CheckpointError(f"{run_dir}: no such run directory")
     if not path.is_file():
+        if (run_dir / LEGACY_NAME).exists():
+            raise CheckpointError(
+                f"{run_dir}: holds {LEGACY_NAME}, the pickle checkpoint of an earlier "
+                f"version, which is never loaded (a pickle can run code); this version "
+                f"resumes from {CHECKPOINT_NAME}: start a new run")
         raise CheckpointError(
             f"{run_dir}: not a run directory of this tool (no {CHECKPOINT_NAME})")
     try:
-        with open(path, "rb") as f:
-            data = pickle.load(f)
-    except Exception as exc:  # a torn or foreign pickle: say so, no traceback
-        raise CheckpointError(f"{path}: unreadable checkpoint ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not a checkpoint of this tool")
-    if data.get("version") != VERSION:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in ARRAYS}
+        meta = json.loads(str(arrays["meta"][()]))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise CheckpointError(
-            f"{path}: checkpoint version {data.get('version')!r}, this tool "
+            f"{path}: unreadable checkpoint ({exc}); accepted: a {CHECKPOINT_NAME} "
+            f"written by this tool") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: not a checkpoint of this tool")
+    if meta.get("version") != VERSION:
+        raise CheckpointError(
+            f"{path}: checkpoint version {meta.get('version')!r}, this tool "
             f"reads version {VERSION}")
+    try:
+        return _checked(arrays, meta)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: damaged checkpoint ({exc})") from None
+
+
+def _checked(arrays: dict[str, np.ndarray], meta: dict) -> Checkpoint:
+    floats = ("population", "population_fitness", "hall_of_fame",
+              "hall_of_fame_fitness", "summary_genomes")
+    for name in floats:
+        if arrays[name].dtype != np.float64:
+            raise ValueError(f"{name} is {arrays[name].dtype}, not float64")
+    pop, pop_fit = arrays["population"], arrays["population_fitness"]
+    hof, hof_fit = arrays["hall_of_fame"], arrays["hall_of_fame_fitness"]
+    if pop.ndim != 2 or pop_fit.shape != (len(pop),):
+        raise ValueError("population and its fitness do not match")
+    if hof.ndim != 2 or hof_fit.shape != (len(hof),):
+        raise ValueError("hall of fame and its fitness do not match")
+    internal = arrays["random_internal"]
+    if internal.dtype != np.int64 or internal.shape != (625,):
+        raise ValueError("the random state is not 625 integers")
+    gauss_next = meta["gauss_next"]
+    if gauss_next is not None and not (isinstance(gauss_next, float)
+                                       and math.isfinite(gauss_next)):
+        raise ValueError(f"gauss_next is {gauss_next!r}")
+    genomes = arrays["summary_genomes"]
+    summaries = meta["summaries"]
+    if len(genomes) != len(summaries):
+        raise ValueError("summaries and their genomes do not match")
+    generation, elapsed = meta["generation"], meta["elapsed"]
+    if not isinstance(generation, int) or generation < 0:
+        raise ValueError(f"generation is {generation!r}")
+    if not isinstance(meta["config"], dict) or not isinstance(meta["logbook"], list):
+        raise ValueError("config or logbook malformed")
     return Checkpoint(
-        generation=data["generation"], population=data["population"],
-        hall_of_fame=data["hall_of_fame"], logbook=data["logbook"],
-        random_state=data["random_state"], summaries=data["summaries"],
-        config=data["config"], elapsed=data["elapsed"])
+        generation=generation,
+        population=[(g.copy(), float(f)) for g, f in zip(pop, pop_fit)],
+        hall_of_fame=[(g.copy(), float(f)) for g, f in zip(hof, hof_fit)],
+        logbook=meta["logbook"],
+        random_state=(int(meta["random_version"]),
+                      tuple(int(x) for x in internal), gauss_next),
+        summaries={g.tobytes(): (float(s[0]), s[1]) for g, s in zip(genomes, summaries)},
+        config=meta["config"], elapsed=float(elapsed))

@@ -8,6 +8,33 @@ from speednik.observation import list_observations
 from speednik.stages import list_stages, load_stage
 
 
+# Gaussian standard deviations beyond this only throw weights about; the
+# observations are of order 1 and a policy compares weighted sums of them.
+SIGMA_MAX = 1000.0
+
+
+# What one genome costs beyond its weights (the array, its DEAP fitness),
+# one episode summary (measured: about 0.9 KB), one worker process.
+GENOME_OVERHEAD = 400
+SUMMARY_BYTES = 1500
+WORKER_BYTES = 80 * 2**20
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine can still give, or None if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 class ConfigError(ValueError):
     """A setting out of range or unknown; the message names it."""
 
@@ -69,12 +96,20 @@ class EvolutionConfig:
         probability("mut_indpb", self.mut_indpb)
         for name in ("mut_sigma", "init_sigma"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not value > 0.0:
-                raise ConfigError(f"{name} must be a positive number, got {value!r}")
+            if (not isinstance(value, (int, float)) or isinstance(value, bool)
+                    or not 0.0 < value <= SIGMA_MAX):
+                raise ConfigError(
+                    f"{name} must be a number above 0 and at most {SIGMA_MAX:g}, "
+                    f"got {value!r}")
         if not self.stages:
             raise ConfigError("at least one stage is needed")
         if len(set(self.stages)) != len(self.stages):
             raise ConfigError(f"a stage is named twice in {list(self.stages)}")
+        names = [os.path.basename(s) for s in self.stages if s.endswith(".toml")]
+        if len(set(names)) != len(names):
+            raise ConfigError(
+                f"two stage profiles share a file name in {list(self.stages)}; a run "
+                f"keeps a copy of each by its file name: rename one")
         builtin = list_stages()
         for stage in self.stages:
             if stage not in builtin and not stage.endswith(".toml"):
@@ -93,6 +128,18 @@ class EvolutionConfig:
                 load_stage(stage)
             except (KeyError, ValueError, OSError) as exc:
                 raise ConfigError(f"stage {stage!r} cannot be loaded: {exc}") from None
+
+    def evaluation_tasks(self) -> int:
+        """Episodes in one generation: every genome on every stage."""
+        return self.population * len(self.stages)
+
+    def memory_estimate(self, genome_size: int) -> int:
+        """Bytes a run of these settings needs, roughly: the population,
+        its offspring and the remembered evaluations (genome, fitness and
+        each stage's episode summary), and the worker processes."""
+        per_genome = 8 * genome_size + GENOME_OVERHEAD + SUMMARY_BYTES * len(self.stages)
+        workers = min(self.workers, self.evaluation_tasks())
+        return 3 * self.population * per_genome + workers * WORKER_BYTES
 
     def to_dict(self) -> dict:
         d = asdict(self)

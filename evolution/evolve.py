@@ -27,7 +27,9 @@ from evolution.ga import (
     new_logbook,
     next_generation,
 )
-from evolution.outputs import best_record, write_best, write_config, write_logbook
+from evolution.outputs import keep_stage_copies, write_best, write_config, write_logbook
+from runners.atomic import remove_stale_temporaries
+from runners.parallel import EpisodeError, WorkerDiedError
 from runners.linear import genome_size
 from speednik.observation import get_observation
 
@@ -54,17 +56,24 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
     hof = new_hall_of_fame(max(config.elite, 1))
     logbook = new_logbook()
 
+    # What an interrupted write left behind goes first.
+    remove_stale_temporaries(run_dir)
     with GenomeEvaluator(config, map_fn=map_fn) as evaluator:
         evaluations = Evaluations(evaluator)
         if resume:
             ckpt = load_checkpoint(run_dir)
+            write_config(run_dir, config)  # the new generation total
             gen = ckpt.generation
             population = []
             for genome, fit in ckpt.population:
                 ind = make_individual(genome)
                 ind.fitness.values = (fit,)
                 population.append(ind)
-            for genome, fit in ckpt.hall_of_fame:
+            # The hall of fame is rebuilt in its saved order. `insert` puts
+            # an entry ahead of those of equal fitness, so inserting from
+            # the last to the first gives back the exact order, ties
+            # included; elitism and selection then pick as they would have.
+            for genome, fit in reversed(ckpt.hall_of_fame):
                 ind = make_individual(genome)
                 ind.fitness.values = (fit,)
                 hof.insert(ind)
@@ -75,7 +84,6 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             rng_state = ckpt.random_state
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
-            write_config(run_dir, config)
             random.seed(config.seed)
             np.random.seed(config.seed % 2**32)
             t0 = time.perf_counter()
@@ -88,6 +96,10 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             logbook.record(**record)
             elapsed_before = record["seconds"]
             rng_state = random.getstate()
+            # Written once generation 0 is done: a run interrupted before
+            # leaves nothing (and its directory empty).
+            write_config(run_dir, config)
+            keep_stage_copies(run_dir, config)
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, elapsed_before, rng_state)
             if report:
@@ -95,19 +107,33 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
 
         start = time.perf_counter() - elapsed_before
         interrupted = False
+        # The last finished generation is what gets checkpointed when the
+        # loop is stopped. A signal can land anywhere, so a generation is
+        # worked out aside and made current by one tuple assignment (no
+        # signal handler runs inside it); what was touched before that
+        # (the hall of fame, the logbook) is put back from it.
+        done_hof, last_record = list(hof), None
+
+        def back_to_last_finished() -> None:
+            hof.clear()
+            for ind in reversed(done_hof):  # insert() puts ties ahead
+                hof.insert(ind)
+            if len(logbook) < gen + 1:
+                logbook.record(**last_record)
+            del logbook[gen + 1:]
+
         try:
             while gen < config.generations:
                 t0 = time.perf_counter()
                 offspring = next_generation(population, hof, toolbox, config)
                 evals = evaluations.assign(offspring)
-                population = offspring
-                hof.update(population)
-                gen += 1
-                record = generation_record(gen, population, evals, evaluations,
+                hof.update(offspring)
+                record = generation_record(gen + 1, offspring, evals, evaluations,
                                            stats, time.perf_counter() - t0)
+                finished = (offspring, gen + 1, random.getstate(), list(hof), record)
+                population, gen, rng_state, done_hof, last_record = finished
                 logbook.record(**record)
                 evaluations.forget_all_but(list(population) + list(hof))
-                rng_state = random.getstate()
                 elapsed = time.perf_counter() - start
                 last = gen == config.generations
                 if last or gen % config.checkpoint_every == 0:
@@ -117,10 +143,18 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                     write_logbook(run_dir, list(logbook))
                 if report:
                     report(record, config, elapsed)
+        except (WorkerDiedError, EpisodeError):
+            # The batch failed for good: keep the last finished generation.
+            back_to_last_finished()
+            _write_outputs(run_dir, config, population, hof, logbook,
+                           evaluations, gen, time.perf_counter() - start,
+                           rng_state)
+            raise
         except KeyboardInterrupt:
             interrupted = True
             # Checkpoint the last finished generation with the random state
             # it ended with, so --resume continues exactly from there.
+            back_to_last_finished()
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, time.perf_counter() - start,
                            rng_state)
@@ -137,8 +171,8 @@ def _write_outputs(run_dir: Path, config: EvolutionConfig, population, hof,
     best = hof[0]
     found = next((r["gen"] for r in logbook
                   if r["max"] >= best.fitness.values[0]), gen)
-    write_best(run_dir, best_record(config, best, best.fitness.values[0],
-                                    evaluations.summary(best), found))
+    write_best(run_dir, config, best, best.fitness.values[0],
+               evaluations.summary(best), found)
     keep = list(population) + list(hof)
     summaries = {np.asarray(k).tobytes(): evaluations.known[np.asarray(k).tobytes()]
                  for k in keep}

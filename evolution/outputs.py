@@ -1,26 +1,42 @@
-"""What a run directory holds besides the checkpoint: `config.json`,
-`logbook.csv` and `best.json`, each written atomically."""
+"""What a run directory holds besides the checkpoint: `config.json` and
+`logbook.csv`, their names, formats, writing (atomic) and reading, and the
+best genome, written through `runners.genome_file` (`best.json`).
+
+Everything else (resume, the plots) reads these files through here.
+"""
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
 import platform
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from evolution.atomic import atomic_write_json, atomic_write_text
 from evolution.config import EvolutionConfig
 from evolution.ga import LOGBOOK_HEADER
-from speednik.actions import NUM_ACTIONS
-from speednik.observation import get_observation
+from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from runners.genome_file import BEST_NAME, STAGE_COPIES, write_genome_file
 
 CONFIG_NAME = "config.json"
 LOGBOOK_NAME = "logbook.csv"
-BEST_NAME = "best.json"
-BEST_FORMAT = "speednik-evolve-genome"
+RUN_FORMAT = "speednik-evolve-run"
+LOGBOOK_COLUMNS = LOGBOOK_HEADER
+RUN_ACCEPTED = (f"a run directory written by evolution holds {CONFIG_NAME} and "
+                f"{LOGBOOK_NAME} (columns {','.join(LOGBOOK_COLUMNS)})")
+
+__all__ = ["BEST_NAME", "CONFIG_NAME", "LOGBOOK_NAME", "RUN_FORMAT", "RunFileError",
+           "write_config", "read_config", "read_config_data", "write_logbook",
+           "read_logbook", "read_logbook_columns", "write_best"]
+
+
+class RunFileError(ValueError):
+    """A run file that is missing or malformed; the message names the file,
+    what is wrong and what is accepted."""
 
 
 def package_versions() -> dict[str, str]:
@@ -34,18 +50,37 @@ def package_versions() -> dict[str, str]:
 
 
 def write_config(run_dir: Path, config: EvolutionConfig) -> None:
-    atomic_write_json(run_dir / CONFIG_NAME, {
-        "format": "speednik-evolve-run",
+    atomic_write_json(Path(run_dir) / CONFIG_NAME, {
+        "format": RUN_FORMAT,
         "settings": config.to_dict(),
         "seed": config.seed,
         "versions": package_versions(),
     })
 
 
-def read_config(run_dir: Path) -> EvolutionConfig:
-    with open(run_dir / CONFIG_NAME) as f:
-        data = json.load(f)
-    return EvolutionConfig.from_dict(data["settings"])
+def read_config_data(run_dir: str | os.PathLike) -> dict[str, Any]:
+    """config.json as checked data: a dict with "format" and a "settings"
+    dict; `RunFileError` otherwise."""
+    path = Path(run_dir) / CONFIG_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RunFileError(f"{path}: not readable JSON ({e}); {RUN_ACCEPTED}") from None
+    if (not isinstance(data, dict) or data.get("format") != RUN_FORMAT
+            or not isinstance(data.get("settings"), dict)):
+        raise RunFileError(
+            f"{path}: not a run configuration; expected a JSON object with "
+            f"\"format\": \"{RUN_FORMAT}\" and \"settings\"")
+    return data
+
+
+def read_config(run_dir: str | os.PathLike) -> EvolutionConfig:
+    """The settings config.json records, checked as a configuration."""
+    data = read_config_data(run_dir)
+    try:
+        return EvolutionConfig.from_dict(data["settings"])
+    except (TypeError, ValueError) as e:
+        raise RunFileError(f"{Path(run_dir) / CONFIG_NAME}: bad settings ({e})") from None
 
 
 def write_logbook(run_dir: Path, records: list[dict]) -> None:
@@ -55,37 +90,74 @@ def write_logbook(run_dir: Path, records: list[dict]) -> None:
     writer.writeheader()
     for r in records:
         writer.writerow(r)
-    atomic_write_text(run_dir / LOGBOOK_NAME, buf.getvalue())
+    atomic_write_text(Path(run_dir) / LOGBOOK_NAME, buf.getvalue())
 
 
 def read_logbook(path: Path) -> list[dict]:
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    out = []
-    for row in rows:
-        out.append({k: (int(v) if k in ("gen", "evals", "completions")
-                        else float(v)) for k, v in row.items()})
-    return out
+    """The logbook's rows as dicts of numbers (a run directory or the
+    logbook file itself)."""
+    columns = read_logbook_columns(path)
+    n = len(columns["gen"])
+    return [{k: (int(v[i]) if k in ("gen", "evals", "completions") else float(v[i]))
+             for k, v in columns.items()} for i in range(n)]
 
 
-def best_record(config: EvolutionConfig, genome: np.ndarray, fitness: float,
-                summary: dict, generation: int) -> dict:
-    encoder = get_observation(config.observation)
-    return {
-        "format": BEST_FORMAT,
-        "genome": [float(x) for x in np.asarray(genome)],
-        "observation": encoder.name,
-        "obs_dim": encoder.size,
-        "num_actions": NUM_ACTIONS,
-        "stages": list(config.stages),
-        "max_steps": config.max_steps,
-        "stall_frames": config.stall_frames,
-        "fitness": float(fitness),
-        "found_in_generation": generation,
-        "seed": config.seed,
-        "results": summary["results"],
-    }
+def read_logbook_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """One numpy column per logbook column; `RunFileError` naming the file,
+    row and column when something is missing or malformed."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / LOGBOOK_NAME
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            rows = list(reader)
+    except FileNotFoundError:
+        raise RunFileError(f"{path}: missing; {RUN_ACCEPTED}") from None
+    except (OSError, csv.Error, UnicodeDecodeError) as e:
+        raise RunFileError(f"{path}: not readable ({e}); {RUN_ACCEPTED}") from None
+    missing = [c for c in LOGBOOK_COLUMNS if c not in header]
+    if missing:
+        raise RunFileError(f"{path}: no column(s) {', '.join(missing)}; {RUN_ACCEPTED}")
+    if not rows:
+        raise RunFileError(f"{path}: no generations logged yet; {RUN_ACCEPTED}")
+    columns: dict[str, np.ndarray] = {}
+    for name in LOGBOOK_COLUMNS:
+        try:
+            columns[name] = np.array([float(r[name]) for r in rows])
+        except (TypeError, ValueError):
+            bad = next(i for i, r in enumerate(rows) if not _is_float(r[name]))
+            raise RunFileError(
+                f"{path}: row {bad + 2}, column {name}: {rows[bad][name]!r} is not a "
+                f"number; {RUN_ACCEPTED}") from None
+    return columns
 
 
-def write_best(run_dir: Path, record: dict) -> None:
-    atomic_write_json(run_dir / BEST_NAME, record)
+def _is_float(text: Any) -> bool:
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
+               fitness: float, summary: dict, generation: int) -> None:
+    """best.json: the best genome with all it needs to be replayed."""
+    write_genome_file(
+        Path(run_dir) / BEST_NAME, genome, observation=config.observation,
+        stages=list(config.stages), max_steps=config.max_steps,
+        stall_frames=config.stall_frames, fitness=fitness, generation=generation,
+        seed=config.seed, results=summary["results"])
+
+
+def keep_stage_copies(run_dir: Path, config: EvolutionConfig) -> None:
+    """Copy each .toml profile of the run into `run_dir/stages/`, where
+    replay and resume find it when the original has moved."""
+    for stage in config.stages:
+        if stage.endswith(".toml"):
+            source = Path(stage)
+            target = Path(run_dir) / STAGE_COPIES / source.name
+            if source.resolve() != target.resolve():
+                atomic_write_bytes(target, source.read_bytes())

@@ -1,21 +1,35 @@
 """`python -m evolution.run`: evolve linear policies for Speednik.
 
 Prints one line per generation, writes the run directory (config.json,
-logbook.csv, checkpoint.pkl, best.json, fitness.png) and ends by saying
-where everything went and how to replay the best genome.
+logbook.csv, the checkpoint, best.json) and ends by saying where everything
+went, how to replay the best genome and how to draw its fitness curves
+(`python -m plots fitness`: plots sits above evolution, so the drawing is
+its command).
 """
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import fields
 from pathlib import Path
 
-from evolution.checkpoint import CheckpointError, load_checkpoint
-from evolution.config import ConfigError, EvolutionConfig
-from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, read_config
+from evolution.checkpoint import (
+    CHECKPOINT_NAME,
+    LEGACY_NAME,
+    CheckpointError,
+    load_checkpoint,
+)
+from evolution.config import SIGMA_MAX, ConfigError, EvolutionConfig, available_memory
+from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError, read_config
+from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
+from runners.genome_file import locate_stage
+from runners.linear import genome_size
+from speednik.observation import get_observation
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
 
@@ -25,76 +39,82 @@ def _default(name: str):
     return f.default_factory() if callable(f.default_factory) else f.default
 
 
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows defaults, except where there is none or the help says it."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        if action.default is None or action.default is False:
-            return action.help or ""
-        return super()._get_help_string(action)
-
-
 def build_parser() -> argparse.ArgumentParser:
+    # Every option defaults to None, so that what was given is visible:
+    # --resume refuses settings that a checkpoint fixes. The defaults are
+    # filled in from EvolutionConfig and shown in the help.
     d = _default
     p = OneLineParser(
         prog="python -m evolution.run", error_name="evolution.run",
         description="Evolve linear policies (argmax of W @ observation + b "
                     "over the 8 actions) that play Speednik stages. Fitness "
                     "is the episode's total reward, averaged over the stages.",
-        formatter_class=_HelpFormatter)
-    # These three may change on --resume, so "not given" must be visible.
-    p.add_argument("--generations", type=int, default=None,
-                   help="generations to run after the initial population "
-                        f"(with --resume: the total to reach) (default: {d('generations')})")
-    p.add_argument("--population", type=int, default=d("population"),
-                   help="genomes per generation")
-    p.add_argument("--stage", dest="stages", nargs="+", default=list(d("stages")),
-                   metavar="NAME", help="stage(s) to evolve on: built-in names "
-                   "(hillside, pipeworks, skybridge) or .toml profile paths")
-    p.add_argument("--observation", default=d("observation"),
-                   help="what the policy sees: 'basic' (12 values) or "
-                        "'terrain' (the 12 plus rays for walls, gaps and "
-                        "slopes ahead, and the nearest enemy and spikes)")
-    p.add_argument("--seed", type=int, default=d("seed"),
-                   help="the one seed every random choice flows from")
-    p.add_argument("--workers", type=int, default=None,
-                   help=f"processes evaluating episodes (default: all cores, {d('workers')})")
-    p.add_argument("--max-steps", type=int, default=d("max_steps"),
-                   help="frames per episode before it ends as a timeout")
-    p.add_argument("--stall-frames", type=int, default=d("stall_frames"),
-                   help="end an episode as stalled after this many frames "
-                        "without new progress (0: never)")
-    p.add_argument("--out", default=None,
-                   help="run directory (default: runs/<stage>-seed<seed>, "
-                        "numbered -2, -3, ... when taken)")
-    p.add_argument("--resume", metavar="RUN_DIR", default=None,
-                   help="continue a run from its checkpoint; its saved "
-                        "settings are used, --generations sets the total")
-    p.add_argument("--checkpoint-every", type=int, default=None,
-                   help="write checkpoint.pkl every N generations (and at the "
-                        f"end and on Ctrl-C) (default: {d('checkpoint_every')})")
-    g = p.add_argument_group("operators")
-    g.add_argument("--cx-prob", type=float, default=d("cx_prob"),
-                   help="probability that a pair of parents is blended")
-    g.add_argument("--mut-prob", type=float, default=d("mut_prob"),
-                   help="probability that an offspring is mutated")
-    g.add_argument("--mut-sigma", type=float, default=d("mut_sigma"),
-                   help="standard deviation of the Gaussian mutation")
-    g.add_argument("--mut-indpb", type=float, default=d("mut_indpb"),
-                   help="probability that each weight of a mutated genome moves")
-    g.add_argument("--tournament", type=int, default=d("tournament"),
-                   help="tournament size of the selection")
-    g.add_argument("--elite", type=int, default=d("elite"),
-                   help="best genomes ever found copied unchanged into each "
-                        "generation (from the hall of fame)")
-    g.add_argument("--init-sigma", type=float, default=d("init_sigma"),
-                   help="standard deviation of the initial random weights")
-    p.add_argument("--quiet", action="store_true",
-                   help="print only the final summary")
+        epilog="exit status: 0 done; 1 the run failed (its last finished generation is "
+               "checkpointed); 2 bad input; 130 Ctrl-C, 143 SIGTERM (checkpointed, "
+               "continue with --resume).")
+
+    def opt(*names: str, help: str, default_of: str | None = None, **kw) -> None:
+        name = default_of or names[0].lstrip("-").replace("-", "_")
+        shown = d(name) if name in DEFAULTS else None
+        if shown is not None and "(default" not in help:
+            help = f"{help} (default: {' '.join(shown) if isinstance(shown, tuple) else shown})"
+        target.add_argument(*names, default=None, help=help, **kw)
+
+    target = p
+    opt("--generations", type=int,
+        help="generations to run after the initial population "
+             "(with --resume: the total to reach)")
+    opt("--population", type=int, help="genomes per generation")
+    opt("--stage", dest="stages", nargs="+", metavar="NAME", default_of="stages",
+        help="stage(s) to evolve on: built-in names (hillside, pipeworks, skybridge) "
+             "or .toml profile paths (a copy of each is kept in the run directory)")
+    opt("--observation",
+        help="what the policy sees: 'basic' (12 values) or 'terrain' (the 12 plus "
+             "rays for walls, gaps and slopes ahead, and the nearest enemy and spikes)")
+    opt("--seed", type=int, help="the one seed every random choice flows from")
+    opt("--workers", type=int,
+        help=f"processes evaluating episodes, at most one per episode of a "
+             f"generation (default: all cores, {d('workers')})")
+    opt("--max-steps", type=int, help="frames per episode before it ends as a timeout")
+    opt("--stall-frames", type=int,
+        help="end an episode as stalled after this many frames without new "
+             "progress (0: never)")
+    opt("--out", help="run directory, new or empty (default: runs/<stage>-seed<seed>, "
+                      "numbered -2, -3, ... when taken)")
+    opt("--resume", metavar="RUN_DIR",
+        help="continue a run from its checkpoint with the settings it holds; only "
+             "--generations (the total to reach), --workers and --checkpoint-every "
+             "may be given with it")
+    opt("--checkpoint-every", type=int,
+        help="write the checkpoint every N generations (and at the end, on Ctrl-C "
+             "and on SIGTERM)")
+    target = p.add_argument_group("operators")
+    opt("--cx-prob", type=float, help="probability that a pair of parents is blended")
+    opt("--mut-prob", type=float, help="probability that an offspring is mutated")
+    opt("--mut-sigma", type=float,
+        help=f"standard deviation of the Gaussian mutation, above 0 and at most "
+             f"{SIGMA_MAX:g}")
+    opt("--mut-indpb", type=float,
+        help="probability that each weight of a mutated genome moves")
+    opt("--tournament", type=int, help="tournament size of the selection")
+    opt("--elite", type=int,
+        help="best genomes ever found copied unchanged into each generation "
+             "(from the hall of fame)")
+    opt("--init-sigma", type=float,
+        help=f"standard deviation of the initial random weights, above 0 and at "
+             f"most {SIGMA_MAX:g}")
+    p.add_argument("--quiet", action="store_true", help="print only the final summary")
     return p
 
 
+# May be given with --resume; every other setting comes from the checkpoint.
 RESUMABLE = ("generations", "workers", "checkpoint_every")
+# Options that are not settings of EvolutionConfig but are fixed on --resume.
+FIXED_OPTIONS = {"stages": "--stage", "out": "--out"}
+
+
+def _option(dest: str) -> str:
+    return FIXED_OPTIONS.get(dest, "--" + dest.replace("_", "-"))
 
 
 def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
@@ -103,7 +123,89 @@ def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
               if k in names and v is not None}
     if args.stall_frames == 0:
         values["stall_frames"] = None
+    if "stages" in values:
+        # A profile path is recorded absolute, so that replay and resume
+        # find it from any directory.
+        values["stages"] = [str(Path(s).resolve()) if s.endswith(".toml") else s
+                            for s in values["stages"]]
     return EvolutionConfig(**values)
+
+
+def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfig:
+    """The checkpoint's settings, with the resumable ones given on the
+    command line; refuses anything else given, and a config.json that is
+    not the checkpoint's."""
+    names = {f.name for f in fields(EvolutionConfig)} | set(FIXED_OPTIONS)
+    fixed = [_option(k) for k, v in vars(args).items()
+             if k in names and k not in RESUMABLE and v is not None]
+    if fixed:
+        raise ConfigError(
+            f"{', '.join(fixed)} cannot be given with --resume: a run continues with "
+            f"the settings of its checkpoint; accepted with --resume: --generations, "
+            f"--workers, --checkpoint-every (or start a new run in another --out)")
+    remove_stale_temporaries(run_dir)
+    ckpt = load_checkpoint(run_dir)
+    try:
+        saved = EvolutionConfig.from_dict(ckpt.config)
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"{run_dir / CHECKPOINT_NAME}: bad settings ({exc})") from None
+    recorded = read_config(run_dir)
+
+    def settings(config: EvolutionConfig) -> dict:
+        # A profile that moved is replaced by the run's copy of it; either
+        # name means the same stage.
+        return dict(config.to_dict(),
+                    stages=[locate_stage(s, run_dir) for s in config.stages])
+
+    differ = [k for k, v in settings(saved).items()
+              if k not in RESUMABLE and settings(recorded)[k] != v]
+    if differ:
+        raise ConfigError(
+            f"{run_dir / CONFIG_NAME} disagrees with the checkpoint on "
+            f"{', '.join(differ)}; a run resumes with its checkpoint's settings: "
+            f"restore {CONFIG_NAME} or start a new run")
+    stages = tuple(locate_stage(s, run_dir) for s in saved.stages)
+    return saved.replace(stages=list(stages), **{
+        a: getattr(args, a) for a in RESUMABLE if getattr(args, a) is not None})
+
+
+def new_run_dir(args: argparse.Namespace, config: EvolutionConfig) -> Path:
+    """The directory of a new run: --out, which must be new or empty and
+    creatable, or a fresh default one. Created here."""
+    if args.out is None:
+        run_dir = default_run_dir(config)
+    elif not args.out.strip():
+        raise ConfigError("--out is empty; accepted: a path to a new or empty directory")
+    else:
+        run_dir = Path(args.out)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"--out {run_dir}: exists and is not a directory; accepted: "
+                          f"a path to a new or empty directory")
+    if run_dir.is_dir():
+        remove_stale_temporaries(run_dir)
+        try:
+            entries = sorted(os.listdir(run_dir))
+        except OSError as exc:
+            raise ConfigError(f"--out {run_dir}: cannot be read ({exc.strerror})") from None
+        if CHECKPOINT_NAME in entries or LEGACY_NAME in entries:
+            raise ConfigError(
+                f"{run_dir} already holds a run; continue it with --resume {run_dir} "
+                f"or choose another --out")
+        if entries:
+            raise ConfigError(
+                f"--out {run_dir}: not empty (holds {', '.join(entries[:3])}"
+                f"{', ...' if len(entries) > 3 else ''}); a run writes only into a new "
+                f"or empty directory: choose another --out, or --resume a run")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        probe = run_dir / f".write-test-{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"--out {run_dir}: cannot be written ({exc.strerror or exc}); accepted: a "
+            f"path to a new or empty directory that can be written") from None
+    return run_dir
 
 
 def default_run_dir(config: EvolutionConfig) -> Path:
@@ -141,36 +243,80 @@ def make_reporter(quiet: bool):
     return report
 
 
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 128 + signal.SIGINT    # 130, as a shell reports Ctrl-C
+EXIT_TERMINATED = 128 + signal.SIGTERM    # 143, as a shell reports SIGTERM
+
+
+class _Signals:
+    """SIGTERM (`timeout`, Slurm, `docker stop`) handled like Ctrl-C: it
+    raises KeyboardInterrupt in the main thread, the run checkpoints its
+    last finished generation, and the exit status says which it was."""
+
+    def __init__(self) -> None:
+        self.terminated = False
+        self._previous = None
+
+    def _on_sigterm(self, signum, frame) -> None:
+        self.terminated = True
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> _Signals:
+        # Only the main thread may set a handler; main() called from another
+        # thread leaves SIGTERM as it is.
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._on_sigterm)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_TERMINATED if self.terminated else EXIT_INTERRUPTED
+
+
 def main(argv: list[str] | None = None) -> int:
+    with _Signals() as signals:
+        try:
+            return _main(argv, signals)
+        except KeyboardInterrupt:
+            # Before a run started or after it ended (writing the summary):
+            # nothing is lost, and no traceback.
+            print(f"evolution.run: {'terminated' if signals.terminated else 'interrupted'}",
+                  file=sys.stderr)
+            return signals.exit_status
+
+
+def _error(message: str, status: int = EXIT_USAGE) -> int:
+    print(f"evolution.run: error: {message}", file=sys.stderr)
+    return status
+
+
+def _main(argv: list[str] | None, signals: _Signals) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    note = None
     try:
-        if args.resume:
+        if args.resume is not None:
             run_dir = Path(args.resume)
-            if not (run_dir / CONFIG_NAME).is_file():
-                raise CheckpointError(
-                    f"{run_dir}: not a run directory of this tool (no {CONFIG_NAME})")
-            load_checkpoint(run_dir)  # fails early on a foreign or torn one
-            try:
-                config = read_config(run_dir)
-            except (ValueError, KeyError, OSError) as exc:
-                raise CheckpointError(f"{run_dir / CONFIG_NAME}: unreadable ({exc})") from None
-            config = config.replace(**{a: getattr(args, a) for a in RESUMABLE
-                                       if getattr(args, a) is not None})
+            config = config_for_resume(args, run_dir)
         else:
             config = config_from_args(args)
-            run_dir = Path(args.out) if args.out else default_run_dir(config)
-            if (run_dir / "checkpoint.pkl").exists():
-                raise ConfigError(
-                    f"{run_dir} already holds a run; continue it with "
-                    f"--resume {run_dir} or choose another --out")
         config.check_stages_load()
-    except (ConfigError, CheckpointError) as exc:
-        print(f"evolution.run: error: {exc}", file=sys.stderr)
-        return 2
+        config, note = capped_workers(config)
+        check_memory(config)
+        if args.resume is None:
+            run_dir = new_run_dir(args, config)
+    except (ConfigError, CheckpointError, RunFileError) as exc:
+        return _error(str(exc))
+    if note:
+        print(f"evolution.run: note: {note}", file=sys.stderr)
 
     # Imported here so --help and argument errors stay fast.
     from evolution.evolve import evolve
+    from runners.parallel import EpisodeError, WorkerDiedError
 
     if not args.quiet:
         what = "resuming" if args.resume else "starting"
@@ -179,16 +325,29 @@ def main(argv: list[str] | None = None) -> int:
               f"{config.generations} generations, seed {config.seed}, "
               f"{config.workers} worker(s)", flush=True)
     t0 = time.perf_counter()
-    outcome = evolve(config, run_dir, resume=bool(args.resume),
-                     report=make_reporter(args.quiet))
-    plot_note = _draw_fitness(run_dir)
+    try:
+        outcome = evolve(config, run_dir, resume=args.resume is not None,
+                         report=make_reporter(args.quiet))
+    except KeyboardInterrupt:
+        # During the first generation: nothing finished, nothing to resume.
+        if args.resume is None:
+            _remove_if_empty(run_dir)
+        print(f"evolution.run: {'terminated' if signals.terminated else 'interrupted'} "
+              f"before the first generation finished; nothing was saved", file=sys.stderr)
+        return signals.exit_status
+    except (WorkerDiedError, EpisodeError) as exc:
+        saved = _saved_generation(run_dir)
+        where = (f"; generation {saved} is checkpointed, continue with: "
+                 f"{_python()} -m evolution.run --resume {run_dir}" if saved is not None
+                 else "; nothing was saved")
+        return _error(f"{exc}{where}", EXIT_FAILED)
     best = outcome.best_summary
     print()
     if outcome.interrupted:
         print(f"interrupted after generation {outcome.generations}; "
               f"continue with: {_python()} -m evolution.run --resume {run_dir}")
     print(f"run directory: {run_dir}")
-    print(f"  {CONFIG_NAME}, {LOGBOOK_NAME}, checkpoint.pkl, {BEST_NAME}{plot_note}")
+    print(f"  {CONFIG_NAME}, {LOGBOOK_NAME}, {CHECKPOINT_NAME}, {BEST_NAME}")
     print(f"best fitness {outcome.best_fitness:.3f}, progress "
           f"{100 * best['progress']:.1f}%, reached the goal on every stage: "
           f"{'yes' if best['all_goals'] else 'no'}")
@@ -198,7 +357,47 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['steps']} frames, {m['rings']} rings, reward {r['total_reward']:.3f}")
     print(f"wall time {_fmt_time(time.perf_counter() - t0)}")
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
-    return 130 if outcome.interrupted else 0
+    print(f"draw its fitness curves: {_python()} -m plots fitness {run_dir}")
+    return signals.exit_status if outcome.interrupted else EXIT_OK
+
+
+def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None]:
+    """At most one worker per episode of a generation; a note when more
+    workers than cores were asked for."""
+    cores = os.cpu_count() or 1
+    tasks = config.evaluation_tasks()
+    workers = min(config.workers, tasks)
+    note = None
+    if config.workers > cores:
+        note = (f"--workers {config.workers} is more than the {cores} cores of this "
+                f"machine; using {workers} (one per episode of a generation at most)")
+    return (config.replace(workers=workers) if workers != config.workers else config), note
+
+
+def check_memory(config: EvolutionConfig) -> None:
+    """Refuse settings whose population would not fit in memory."""
+    need = config.memory_estimate(genome_size(get_observation(config.observation).size))
+    have = available_memory()
+    if have is not None and need > have:
+        raise ConfigError(
+            f"--population {config.population} with {config.workers} worker(s) needs "
+            f"about {need / 2**30:.1f} GiB, more than the {have / 2**30:.1f} GiB of "
+            f"memory available; accepted: a smaller population or fewer workers")
+
+
+def _remove_if_empty(run_dir: Path) -> None:
+    try:
+        remove_stale_temporaries(run_dir)
+        run_dir.rmdir()
+    except OSError:
+        pass
+
+
+def _saved_generation(run_dir: Path) -> int | None:
+    try:
+        return load_checkpoint(run_dir).generation
+    except CheckpointError:
+        return None
 
 
 def _python() -> str:
@@ -210,20 +409,6 @@ def _python() -> str:
     except ValueError:
         return "python"
     return str(rel)
-
-
-def _draw_fitness(run_dir: Path) -> str:
-    """Draw fitness.png when the plots package is there; never fail the run."""
-    try:
-        from plots.fitness import plot_fitness
-    except ImportError:
-        return ""
-    try:
-        plot_fitness(run_dir)
-    except Exception as exc:  # a picture must not cost the run its summary
-        print(f"fitness.png not drawn: {exc}", file=sys.stderr)
-        return ""
-    return ", fitness.png"
 
 
 if __name__ == "__main__":

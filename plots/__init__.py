@@ -23,7 +23,7 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from evolution.atomic import atomic_write_bytes
+from runners.atomic import atomic_write_bytes
 
 DPI = 100
 

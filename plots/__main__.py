@@ -3,9 +3,10 @@
     python -m plots fitness runs/hill                 -> runs/hill/fitness.png
     python -m plots compare runs/a runs/b --out cmp.png
     python -m plots stage hillside --out hillside.png
+    python -m plots replay runs/hill --plot run.png --gif run.gif
 
-Replays (a run drawn over the stage map, animations) are drawn by
-`python -m runners.replay ... --plot FILE --gif FILE`.
+`replay` is `python -m runners.replay` with pictures: the run drawn over
+the stage map and an animation (see `plots.replay`).
 """
 from __future__ import annotations
 
@@ -19,14 +20,14 @@ from runners.cli import OneLineParser
 from speednik.stages import list_stages
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(error_name="plots", prog="python -m plots",
                 description="Draw the pictures of evolution runs and stages as PNG files.",
                 epilog="exit status: 0 done; 1 a file could not be written; 2 bad input. "
-                       "To draw a replay over the stage map or as a GIF, use "
-                       "python -m runners.replay ... --plot FILE --gif FILE.")
+                       "python -m plots replay --help lists the options of replay.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            parser_class=functools.partial(OneLineParser, error_name="plots"))
 
@@ -48,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", type=Path, default=Path("compare.png"), metavar="FILE",
                    help="the PNG to write (default: compare.png)")
 
+    sub.add_parser("replay", add_help=False,
+                   help="replay a genome or an agent and draw it (--plot FILE, --gif FILE); "
+                        "the options of python -m runners.replay and more, see "
+                        "python -m plots replay --help")
+
     s = sub.add_parser("stage", help="a whole stage drawn side-on, with its objects",
                        description="Draw a whole stage side-on: terrain, rings, springs, "
                                    "spikes, enemies, checkpoint, start and goal.")
@@ -59,6 +65,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        # Files are written atomically: an interrupted picture is no picture.
+        print("plots: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str]) -> int:
+    if argv[:1] == ["replay"]:
+        from plots.replay import main as replay_main
+        return replay_main(argv[1:])
     args = build_parser().parse_args(argv)
     from plots import PlotError
 

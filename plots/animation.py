@@ -32,7 +32,7 @@ import numpy as np
 from PIL import Image
 
 import speednik.render as render
-from evolution.atomic import atomic_write_bytes
+from runners.atomic import atomic_write_bytes
 from runners.episode import resolve_stage
 from runners.result import EpisodeResult, Trajectory
 from speednik.actions import action_to_input

@@ -12,8 +12,6 @@ the stages, seed and population from `config.json`.
 """
 from __future__ import annotations
 
-import csv
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,16 +20,17 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from evolution.outputs import (
+    CONFIG_NAME,
+    LOGBOOK_NAME,
+    RUN_ACCEPTED,
+    RunFileError,
+    read_config_data,
+    read_logbook_columns,
+)
 from plots import PlotError, new_figure, save_figure
 
-CONFIG_NAME = "config.json"
-LOGBOOK_NAME = "logbook.csv"
 FITNESS_NAME = "fitness.png"
-RUN_FORMAT = "speednik-evolve-run"
-LOGBOOK_COLUMNS = ("gen", "evals", "min", "mean", "max", "std", "best_progress",
-                   "completions", "seconds")
-RUN_ACCEPTED = ("a run directory written by evolution holds config.json and "
-                f"logbook.csv (columns {','.join(LOGBOOK_COLUMNS)})")
 
 BEST_COLOUR = "#1f4e9e"
 MEAN_COLOUR = "#e08a1e"
@@ -67,57 +66,16 @@ def read_run(run_dir: str | os.PathLike) -> RunData:
     if not path.is_dir():
         raise PlotError(f"{path}: not a directory; {RUN_ACCEPTED}")
     run = RunData(path)
-    config = path / CONFIG_NAME
-    if config.exists():
-        try:
-            data = json.loads(config.read_text())
-        except (OSError, ValueError) as e:
-            raise PlotError(f"{config}: not readable JSON ({e}); {RUN_ACCEPTED}") from None
-        if (not isinstance(data, dict) or data.get("format") != RUN_FORMAT
-                or not isinstance(data.get("settings"), dict)):
-            raise PlotError(
-                f"{config}: not a run configuration; expected a JSON object with "
-                f"\"format\": \"{RUN_FORMAT}\" and \"settings\"")
-        run.settings = dict(data["settings"])
-        seed = data.get("seed", run.settings.get("seed"))
-        run.seed = seed if isinstance(seed, int) else None
-    run.columns = _read_logbook(path / LOGBOOK_NAME)
+    try:
+        if (path / CONFIG_NAME).exists():
+            data = read_config_data(path)
+            run.settings = dict(data["settings"])
+            seed = data.get("seed", run.settings.get("seed"))
+            run.seed = seed if isinstance(seed, int) else None
+        run.columns = read_logbook_columns(path / LOGBOOK_NAME)
+    except RunFileError as e:
+        raise PlotError(str(e)) from None
     return run
-
-
-def _read_logbook(path: Path) -> dict[str, np.ndarray]:
-    try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            rows = list(reader)
-    except FileNotFoundError:
-        raise PlotError(f"{path}: missing; {RUN_ACCEPTED}") from None
-    except (OSError, csv.Error, UnicodeDecodeError) as e:
-        raise PlotError(f"{path}: not readable ({e}); {RUN_ACCEPTED}") from None
-    missing = [c for c in LOGBOOK_COLUMNS if c not in header]
-    if missing:
-        raise PlotError(f"{path}: no column(s) {', '.join(missing)}; {RUN_ACCEPTED}")
-    if not rows:
-        raise PlotError(f"{path}: no generations logged yet; {RUN_ACCEPTED}")
-    columns: dict[str, np.ndarray] = {}
-    for name in LOGBOOK_COLUMNS:
-        try:
-            columns[name] = np.array([float(r[name]) for r in rows])
-        except (TypeError, ValueError):
-            bad = next(i for i, r in enumerate(rows) if not _is_float(r[name]))
-            raise PlotError(
-                f"{path}: row {bad + 2}, column {name}: {rows[bad][name]!r} is not a "
-                f"number; {RUN_ACCEPTED}") from None
-    return columns
-
-
-def _is_float(text: Any) -> bool:
-    try:
-        float(text)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 def describe_run(run: RunData) -> str:

@@ -28,17 +28,23 @@ Where the work runs:
 
 Errors: an exception in an episode is raised here as `EpisodeError` naming
 the item's index and a short description of it. A worker process that
-dies, Ctrl-C (KeyboardInterrupt) and any other error stop the pool's
-processes at once; nothing is left running and nothing hangs.
+dies has its batch run again on fresh workers (`RESTARTS` times, then
+`WorkerDiedError`). Ctrl-C (KeyboardInterrupt) and any other error stop
+the pool's processes at once; nothing is left running and nothing hangs.
+Workers ignore SIGINT and SIGTERM (their parent handles them) and leave
+quietly if their parent is killed.
 """
 from __future__ import annotations
 
 import multiprocessing
-import multiprocessing.pool
 import os
 import pickle
 import signal
+import threading
+import time
 from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -54,7 +60,7 @@ from runners.result import EpisodeResult
 
 # Runners kept per process; more than a batch ever mixes.
 RUNNER_CACHE_SIZE = 16
-# How often a waiting pool checks that its worker processes are alive, s.
+# How often a worker checks that its parent process is alive, s.
 POLL_SECONDS = 0.2
 CHUNKS_PER_WORKER = 4
 
@@ -222,16 +228,41 @@ def _check_picklable(jobs: Sequence[_Job]) -> None:
 
 # -- the pool ---------------------------------------------------------------------------
 
-def _ignore_sigint() -> None:
-    # Ctrl-C is the parent's to handle: it terminates the workers.
+# Times a batch is run again on fresh workers after a worker process died
+# (killed by a user or the out-of-memory killer); then WorkerDiedError.
+RESTARTS = 2
+
+
+def _init_worker() -> None:
+    # Ctrl-C and SIGTERM are the parent's to handle (a terminal, `timeout`
+    # or Slurm signal the whole process group): it checkpoints and stops
+    # the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # A parent killed outright (SIGKILL) cannot stop its workers: each one
+    # leaves quietly, without a traceback, once its parent is gone.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(POLL_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 class EpisodePool:
-    """A pool of worker processes that keeps its workers (and their built
-    runners) across batches. Use it as a context manager; `map(func,
-    items)` is an ordered map usable as `run_episodes(map_fn=pool.map)`,
-    `run(items, config)` runs a batch of episodes.
+    """A pool of worker processes (a `concurrent.futures.ProcessPoolExecutor`)
+    that keeps its workers, and their built runners, across batches. Use it
+    as a context manager; `map(func, items)` is an ordered map usable as
+    `run_episodes(map_fn=pool.map)`, `run(items, config)` runs a batch of
+    episodes.
+
+    A worker that dies mid-batch breaks the executor (`BrokenProcessPool`);
+    the batch then runs again on fresh workers, up to `RESTARTS` times,
+    before `WorkerDiedError`. Results are the same either way: episodes are
+    deterministic. An episode's own error (`EpisodeError`), Ctrl-C or any
+    other exception stops the workers at once and is raised.
 
     `start_method` is a multiprocessing start method ("fork", "spawn",
     "forkserver"; None: the platform's default).
@@ -243,43 +274,44 @@ class EpisodePool:
             workers = os.cpu_count() or 1
         self.workers = _positive_int(workers, "workers")
         self.chunksize = None if chunksize is None else _positive_int(chunksize, "chunksize")
-        ctx = multiprocessing.get_context(start_method)
-        self.start_method = ctx.get_start_method()
-        self._pool: multiprocessing.pool.Pool | None = ctx.Pool(
-            self.workers, initializer=_ignore_sigint)
-        self._pids = self._worker_pids()
+        self._context = multiprocessing.get_context(start_method)
+        self.start_method = self._context.get_start_method()
+        self.restarts = 0
+        self._executor: ProcessPoolExecutor | None = self._new_executor()
 
-    def _worker_pids(self) -> frozenset[int]:
-        # Pool keeps its processes in a private list; without it, a dead
-        # worker cannot be noticed and is simply not checked for.
-        procs = getattr(self._pool, "_pool", None) or ()
-        return frozenset(p.pid for p in procs)
+    def _new_executor(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, mp_context=self._context,
+                                   initializer=_init_worker)
 
     def map(self, func: Callable[[Any], Any], iterable: Iterable[Any]) -> list[Any]:
         """`[func(x) for x in iterable]`, computed by the workers."""
-        if self._pool is None:
+        if self._executor is None:
             raise RuntimeError("the episode pool is closed")
         items = list(iterable)
-        out: list[Any] = []
+        cs = self.chunksize or _auto_chunksize(len(items), self.workers)
+        chunks = [items[i:i + cs] for i in range(0, len(items), cs)]
         try:
-            # Chunks are made here rather than by imap, whose chunked form
-            # cannot wait with a timeout.
-            cs = self.chunksize or _auto_chunksize(len(items), self.workers)
-            chunks = [items[i:i + cs] for i in range(0, len(items), cs)]
-            it = self._pool.imap(partial(_map_chunk, func), chunks)
-            while len(out) < len(items):
+            for attempt in range(RESTARTS + 1):
+                done: list[Any] = []
                 try:
-                    out.extend(it.next(POLL_SECONDS))
-                except multiprocessing.TimeoutError:
-                    if self._pids and self._worker_pids() != self._pids:
+                    futures = [self._executor.submit(_map_chunk, func, c) for c in chunks]
+                    for future in futures:
+                        done.extend(future.result())
+                    return done
+                except BrokenProcessPool:
+                    self._stop_workers()
+                    if attempt == RESTARTS:
                         raise WorkerDiedError(
-                            f"a worker process died while running episodes; the "
-                            f"first unfinished is {_describe(items, len(out))}") from None
+                            f"a worker process died while running episodes, "
+                            f"{RESTARTS + 1} times in a row; the first unfinished is "
+                            f"{_describe(items, len(done))}") from None
+                    self.restarts += 1
+                    self._executor = self._new_executor()
         except BaseException:
-            # Ctrl-C, an episode's error or a dead worker: stop everything.
+            # Ctrl-C, an episode's error or dead workers: stop everything.
             self.terminate()
             raise
-        return out
+        raise AssertionError("unreachable")
 
     def run(self, items: Iterable[Any], config: RunnerConfig | None = None) -> list[EpisodeResult]:
         """Run a batch of episodes (see `run_episodes`)."""
@@ -289,17 +321,32 @@ class EpisodePool:
 
     def close(self) -> None:
         """Let the workers finish and exit."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool.join()
-            self._pool = None
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
 
     def terminate(self) -> None:
-        """Stop the workers now."""
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        """Stop the workers now, whatever they are running."""
+        self._stop_workers()
+
+    def _stop_workers(self) -> None:
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        # shutdown() waits for running episodes (possibly long ones); the
+        # workers are killed instead, as ProcessPoolExecutor.kill_workers
+        # (Python 3.14) does. SIGKILL, since they ignore SIGTERM.
+        kill = getattr(executor, "kill_workers", None)
+        if kill is not None:
+            kill()
+            return
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        for process in processes:
+            process.join()
 
     def __enter__(self) -> EpisodePool:
         return self
@@ -311,8 +358,8 @@ class EpisodePool:
             self.terminate()
 
     def __del__(self) -> None:
-        if getattr(self, "_pool", None) is not None:
-            self._pool.terminate()
+        if getattr(self, "_executor", None) is not None:
+            self._stop_workers()
 
 
 def _auto_chunksize(n: int, workers: int) -> int:

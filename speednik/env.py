@@ -17,6 +17,11 @@
 - info: frame, x, y, max_x, rings (collected this episode), deaths,
   goal_reached.
 
+The float observations are bounded (`OBSERVATION_BOUNDS`), by what each
+value means, so Gymnasium's `check_env` finds finite limits. A step after
+the episode ended (terminated or truncated) warns once, as Gymnasium's own
+environments do: reset() first.
+
 The stage is built once per environment; every reset starts from a copy of
 its pristine initial state. The game has no randomness, so `seed` changes
 nothing but is accepted as Gymnasium requires; `options` are ignored.
@@ -28,11 +33,11 @@ from typing import Any, Mapping, SupportsFloat
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
+from gymnasium import logger, spaces
 
 from speednik.actions import NUM_ACTIONS, action_to_input
 from speednik.constants import DEFAULT_MAX_STEPS
-from speednik.observation import get_observation, list_observations
+from speednik.observation import TIME_NORM, get_observation, list_observations
 from speednik.reward import CompositeReward, make_reward, default_reward
 from speednik.simulation import SimState, create_sim, sim_step
 from speednik.stages import Stage, load_stage
@@ -46,6 +51,34 @@ ENV_IDS: dict[str, str] = {
     "speednik/Pipeworks-v0": "pipeworks",
     "speednik/Skybridge-v0": "skybridge",
 }
+
+
+# (low, high) of each observed value, by name (see speednik.observation),
+# with room to spare where the game does not pin the value down exactly.
+# Positions are fractions of the stage (a spring can throw the player
+# above its top, a pit lets it fall below its bottom before dying); speeds
+# are fractions of the 16 px/frame cap; probes are clipped by definition.
+# "time" is bounded by the episode length, see `observation_space_for`.
+OBSERVATION_BOUNDS: dict[str, tuple[float, float]] = {
+    "x": (-1.0, 2.0), "y": (-3.0, 3.0),
+    "x_vel": (-2.0, 2.0), "y_vel": (-2.0, 2.0), "ground_speed": (-2.0, 2.0),
+    "on_ground": (0.0, 1.0), "is_rolling": (0.0, 1.0), "facing_right": (0.0, 1.0),
+    "angle": (0.0, 1.0), "max_x": (-1.0, 2.0), "goal_dx": (-3.0, 3.0),
+    "look_dir": (-1.0, 1.0), "wall_ahead": (0.0, 1.0), "wall_ahead_low": (0.0, 1.0),
+    "ground_ahead_near": (-1.0, 2.0), "ground_ahead_mid": (-1.0, 2.0),
+    "ground_ahead_far": (-1.0, 2.0), "slope_ahead": (-1.0, 1.0),
+    "ground_below": (0.0, 1.0), "ceiling_above": (0.0, 1.0), "gap_ahead": (0.0, 1.0),
+    "enemy_near": (0.0, 1.0), "enemy_dx": (-1.0, 1.0), "enemy_dy": (-1.0, 1.0),
+    "hazard_near": (0.0, 1.0), "hazard_dx": (-1.0, 1.0), "hazard_dy": (-1.0, 1.0),
+}
+
+
+def observation_space_for(names: tuple[str, ...], max_steps: int) -> spaces.Box:
+    """The float32 Box of an encoder's values over episodes of `max_steps`."""
+    bounds = dict(OBSERVATION_BOUNDS, time=(0.0, max_steps / TIME_NORM))
+    low = np.array([bounds[n][0] for n in names], dtype=np.float32)
+    high = np.array([bounds[n][1] for n in names], dtype=np.float32)
+    return spaces.Box(low, high, dtype=np.float32)
 
 
 class SpeednikEnv(gymnasium.Env):
@@ -89,8 +122,8 @@ class SpeednikEnv(gymnasium.Env):
                     f"{', '.join(map(repr, observation_names()))}")
             encoder = get_observation(observation)
             self._encode = encoder.fn
-            self.observation_space = spaces.Box(
-                -np.inf, np.inf, (encoder.size,), np.float32)
+            self.observation_space = observation_space_for(
+                encoder.feature_names, self.max_steps)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
 
         if reward is None:
@@ -107,6 +140,8 @@ class SpeednikEnv(gymnasium.Env):
         self.sim: SimState | None = None
         self._jump_held = False
         self._steps = 0
+        self._ended = False
+        self._warned = False
 
     # -- the Gymnasium API --------------------------------------------------------
 
@@ -116,6 +151,7 @@ class SpeednikEnv(gymnasium.Env):
         self.sim = sim = self._initial.copy()
         self._jump_held = False
         self._steps = 0
+        self._ended = self._warned = False
         self.reward_fn.reset(sim)
         if self.tokens is not None:
             self.tokens.reset()
@@ -125,6 +161,13 @@ class SpeednikEnv(gymnasium.Env):
         sim = self.sim
         if sim is None:
             raise RuntimeError("call reset() before step()")
+        if self._ended and not self._warned:
+            self._warned = True
+            logger.warn(
+                "You are calling 'step()' even though this environment has already "
+                "returned terminated = True or truncated = True. You should always "
+                "call 'reset()' once you receive 'terminated = True' or "
+                "'truncated = True' -- any further steps are undefined behavior.")
         inp, self._jump_held = action_to_input(action, self._jump_held)
         events = sim_step(sim, inp)
         reward = self._reward_step(sim, events)
@@ -132,11 +175,13 @@ class SpeednikEnv(gymnasium.Env):
         if self.tokens is not None:
             self.tokens.record(action, reward)
         p = sim.player.physics
+        terminated = sim.goal_reached or sim.player_dead
+        truncated = steps >= self.max_steps
+        self._ended = terminated or truncated
         # The info dict is spelled out rather than built by _info: this is
         # the hot path, and a call costs as much as the dict.
         return (
-            self._encode(sim), reward, sim.goal_reached or sim.player_dead,
-            steps >= self.max_steps,
+            self._encode(sim), reward, terminated, truncated,
             {"frame": sim.frame, "x": p.x, "y": p.y, "max_x": sim.max_x_reached,
              "rings": sim.rings_collected, "deaths": sim.deaths,
              "goal_reached": sim.goal_reached},

@@ -115,7 +115,8 @@ def run_cli(*args, timeout=120):
     (["--mut-prob", "2"], "mut_prob"),
 ])
 def test_cli_errors_are_one_line(args, word, tmp_path):
-    proc = run_cli(*args, "--out", str(tmp_path / "x"))
+    out = [] if "--resume" in args else ["--out", str(tmp_path / "x")]
+    proc = run_cli(*args, *out)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and word in lines[0], proc.stderr
@@ -126,7 +127,7 @@ def test_cli_refuses_a_foreign_resume_directory(tmp_path):
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "config.json").write_text('{"hello": 1}')
-    (foreign / "checkpoint.pkl").write_bytes(b"not a pickle")
+    (foreign / "checkpoint.npz").write_bytes(b"not a pickle")
     proc = run_cli("--resume", str(foreign))
     assert proc.returncode == 2 and "checkpoint" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -141,7 +142,8 @@ def test_cli_run_prints_each_generation_and_where_things_went(tmp_path):
     assert len(gen_lines) == 3
     assert "left" in gen_lines[-1] and "goals" in gen_lines[-1]
     assert str(out) in proc.stdout and "runners.replay" in proc.stdout
-    for name in ("config.json", "logbook.csv", "checkpoint.pkl", "best.json"):
+    assert "plots fitness" in proc.stdout
+    for name in ("config.json", "logbook.csv", "checkpoint.npz", "best.json"):
         assert (out / name).is_file()
     config = json.loads((out / "config.json").read_text())
     assert config["seed"] == 5 and config["settings"]["population"] == 6
@@ -176,7 +178,7 @@ def test_killed_at_any_moment_the_checkpoint_loads(tmp_path):
     for n, delay in enumerate((0.0, 0.13, 0.31, 0.52, 0.77)):
         out = tmp_path / f"killed{n}"
         proc = _start(out, 500)
-        _wait_for(out / "checkpoint.pkl", proc)
+        _wait_for(out / "checkpoint.npz", proc)
         time.sleep(delay)
         proc.kill()
         proc.wait()
@@ -188,7 +190,7 @@ def test_killed_at_any_moment_the_checkpoint_loads(tmp_path):
 def test_ctrl_c_checkpoints_and_resumes(tmp_path, workers):
     out = tmp_path / "int"
     proc = _start(out, 500, workers)
-    _wait_for(out / "checkpoint.pkl", proc)
+    _wait_for(out / "checkpoint.npz", proc)
     time.sleep(0.5)
     os.killpg(proc.pid, signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)

@@ -83,8 +83,21 @@ def make_failing(how: str) -> BaseAgent:
     return Failing(how)
 
 
+def make_killed_once(marker: str) -> BaseAgent:
+    """The first worker to build this agent is killed (SIGKILL), as the
+    out-of-memory killer or a user would; later ones run normally."""
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return make_baseline("hold-right")
+    os.close(fd)
+    os.kill(os.getpid(), signal.SIGKILL)
+    raise AssertionError("not reached")
+
+
 register_agent_factory("test-linear", make_linear)
 register_agent_factory("test-failing", make_failing)
+register_agent_factory("test-killed-once", make_killed_once)
 
 
 def genome(seed: int) -> np.ndarray:
@@ -294,3 +307,64 @@ def test_ctrl_c_stops_the_workers(tmp_path):
         if status.exists():
             state = [ln for ln in status.read_text().splitlines() if ln.startswith("State:")]
             assert state and "Z" in state[0], f"worker {pid} still running"
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_a_killed_worker_has_its_batch_run_again(tmp_path, start_method):
+    marker = str(tmp_path / "killed")
+    items = [(("test-linear", genome(i)), "hillside") for i in range(5)]
+    items.insert(3, (("test-killed-once", marker), "hillside"))
+    with EpisodePool(2, start_method=start_method) as pool:
+        results = pool.run(items, SHORT)
+        assert pool.restarts == 1
+        # The pool goes on working for the next batch.
+        assert dicts(pool.run(items[:2], SHORT)) == dicts(results[:2])
+    expected = serial(items[:3]) + [SHORT.build("hillside").run_episode(
+        make_baseline("hold-right"))] + serial(items[4:])
+    assert dicts(results) == dicts(expected)
+    assert_no_children()
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def test_workers_leave_quietly_when_their_parent_is_killed():
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from runners import RunnerConfig, run_episodes
+        print("ready", flush=True)
+        run_episodes([("hold-right", "hillside")] * 200,
+                     RunnerConfig(max_steps=1_000_000, stall_frames=None), workers=2)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        deadline = time.monotonic() + 30.0
+        while len(workers := _children(proc.pid)) < 2:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.kill()
+        proc.wait()
+        # stderr reaches EOF only when every worker (which shares it) is gone.
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert err == ""
+    deadline = time.monotonic() + 10.0
+    while alive := [pid for pid in workers if _running(pid)]:
+        assert time.monotonic() < deadline, f"workers {alive} still running"
+        time.sleep(0.05)
+
+
+def _running(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "State:\tZ" not in status

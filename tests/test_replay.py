@@ -83,6 +83,17 @@ def run_main(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def run_pictures(capsys, *argv: str) -> tuple[int, str, str]:
+    """`python -m plots replay` in process, as run_main."""
+    from plots import __main__ as plots_cli
+    try:
+        code = plots_cli.main(["replay", *argv])
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 # -- the genome replays as it was evaluated ------------------------------------------
 
 def test_replayed_fitness_equals_the_recorded_fitness(run_dir, record):
@@ -163,8 +174,29 @@ def test_help_explains_both_ways_to_say_what_to_replay(capsys):
     assert e.value.code == 0
     text = capsys.readouterr().out
     assert "(RUN_DIR_OR_GENOME_FILE | --agent NAME)" in text
-    for option in ("--stage", "--gif", "--plot", "--max-steps", "--agent", "jump-runner"):
+    for option in ("--stage", "--max-steps", "--agent", "jump-runner", "plots replay"):
         assert option in text
+
+
+def test_plots_replay_help_adds_the_pictures(capsys):
+    from plots import __main__ as plots_cli
+    with pytest.raises(SystemExit) as e:
+        plots_cli.main(["replay", "--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    for option in ("--stage", "--gif", "--plot", "--max-steps", "--agent", "--gif-stride"):
+        assert option in text
+
+
+def test_runners_replay_has_no_picture_options(capsys):
+    code, _, err = run_main(capsys, "--agent", "idle", "--plot=x.png")
+    assert code == 2 and "unrecognized arguments: --plot" in err
+
+
+def test_plots_replay_wants_something_to_draw(capsys):
+    code, _, err = run_pictures(capsys, "--agent", "idle", "--stage", "hillside")
+    assert code == 2 and err.startswith("plots replay: error: nothing to draw")
+    assert err.count("\n") == 1
 
 
 # -- bad input: one line, exit status 2 --------------------------------------------------
@@ -180,6 +212,10 @@ def _bad_files(record: dict) -> dict[str, tuple[object, str]]:
                          "missing key(s) 'observation'"),
         "short-genome": (dict(record, genome=record["genome"][:-1]), "needs 232"),
         "nan": (dict(record, genome=nan_genome), "NaN"),
+        "beyond-float32": (dict(record, genome=[1e39] + record["genome"][1:]),
+                           "beyond what a float32 holds"),
+        "far-beyond-float32": (dict(record, genome=record["genome"][:-1] + [-1e300]),
+                               "at index 231"),
         "other-observation": (dict(record, observation="basic", obs_dim=12),
                               "fit the 'terrain' observation"),
         "obs-dim": (dict(record, obs_dim=12), "obs_dim is 12"),
@@ -233,7 +269,7 @@ def test_the_command_never_shows_a_traceback(tmp_path):
 
 def test_plot_and_gif_of_a_replay(run_dir, tmp_path, capsys):
     png, gif = tmp_path / "run.png", tmp_path / "run.gif"
-    code, out, err = run_main(capsys, str(run_dir), "--stage", "hillside", "--max-steps", "240",
+    code, out, err = run_pictures(capsys, str(run_dir), "--stage", "hillside", "--max-steps", "240",
                               "--plot", str(png), "--gif", str(gif))
     assert code == 0, err
     assert f"wrote {png}" in out and f"wrote {gif}" in out
@@ -248,7 +284,7 @@ def test_plot_and_gif_of_a_replay(run_dir, tmp_path, capsys):
 
 
 def test_several_stages_give_a_picture_each(tmp_path, capsys):
-    code, out, err = run_main(capsys, "--agent", "idle", "--stage", "hillside", "--stage",
+    code, out, err = run_pictures(capsys, "--agent", "idle", "--stage", "hillside", "--stage",
                               "skybridge", "--max-steps", "30", "--gif", str(tmp_path / "a.gif"),
                               "--gif-stride", "10")
     assert code == 0, err
@@ -258,7 +294,7 @@ def test_several_stages_give_a_picture_each(tmp_path, capsys):
 
 def test_gif_frames_are_capped(tmp_path, capsys):
     gif = tmp_path / "a.gif"
-    code, _, err = run_main(capsys, "--agent", "hold-right", "--stage", "hillside",
+    code, _, err = run_pictures(capsys, "--agent", "hold-right", "--stage", "hillside",
                             "--max-steps", "300", "--gif", str(gif), "--gif-max-frames", "12",
                             "--gif-scale", "1")
     assert code == 0, err
@@ -269,15 +305,15 @@ def test_gif_frames_are_capped(tmp_path, capsys):
 def test_an_unwritable_picture_is_one_line_and_status_1(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    code, _, err = run_main(capsys, "--agent", "idle", "--stage", "hillside", "--max-steps",
+    code, _, err = run_pictures(capsys, "--agent", "idle", "--stage", "hillside", "--max-steps",
                             "10", "--plot", str(blocker / "map.png"))
     assert code == 1
-    assert err.startswith("replay: error: cannot write") and err.count("\n") == 1
+    assert err.startswith("plots replay: error: cannot write") and err.count("\n") == 1
 
 
-def test_plots_is_imported_only_for_pictures():
-    """runners sits below plots: replaying without --plot/--gif must not
-    import plots or matplotlib."""
+def test_replay_imports_no_plots():
+    """runners sits below plots: replaying must not import plots or
+    matplotlib."""
     code = ("import sys; from runners.replay import main; "
             "main(['--agent', 'idle', '--stage', 'hillside', '--max-steps', '5']); "
             "bad = [m for m in ('plots', 'matplotlib') if m in sys.modules]; "

@@ -20,6 +20,7 @@ from speednik.stages import (
 )
 from speednik.stages.profile import (
     GAP_LIMIT,
+    MAX_PIXELS,
     JUMP_APEX,
     JUMP_RANGE,
     SEGMENT_KINDS,
@@ -428,3 +429,69 @@ def test_physics_limits_are_derived_from_the_jump():
         assert GAP_LIMIT[easier] < GAP_LIMIT[harder]
     assert STEP_UP_LIMIT["hard"] <= 80 < JUMP_APEX
     assert GAP_LIMIT["hard"] <= 200 < JUMP_RANGE
+
+
+# --- obstacles in a row, size, encoding -------------------------------------------
+
+EASY = HEADER.replace('"medium"', '"easy"')
+
+
+def _gap(length: int, rise: int = 0) -> str:
+    return f'[[segment]]\nkind = "gap"\nlength = {length}\nrise = {rise}\n'
+
+
+def _step(rise: int) -> str:
+    return f'[[segment]]\nkind = "step"\nrise = {rise}\n'
+
+
+def test_gaps_in_a_row_are_one_pit():
+    # Six 100 px gaps, each within the easy limit, make a 600 px pit.
+    msg = error_of(FLAT, *[_gap(100)] * 6, FLAT, GOAL, header=EASY)
+    assert "segments 2..7 (gap, gap, gap, gap, gap, gap" in msg
+    assert "pit 600 px wide" in msg and f"at most {GAP_LIMIT['easy']} px" in msg
+    # Ground between them makes them separate pits again.
+    short = FLAT.replace("1024", "64")
+    parse(FLAT, *[_gap(100) + short] * 6, FLAT, GOAL, header=EASY)
+
+
+def test_steps_in_a_row_are_one_wall():
+    msg = error_of(FLAT, *[_step(48)] * 4, FLAT, GOAL, header=EASY)
+    assert "segments 2..5" in msg and "together rise 192" in msg
+    # Up and down at once is no taller than its highest point.
+    parse(FLAT, _step(40), _step(-40), _step(40), FLAT, GOAL, header=EASY)
+    # A gap whose far rim is a step up: the rises add up.
+    msg = error_of(FLAT, _gap(64, 32), _step(32), FLAT, GOAL, header=EASY)
+    assert "segments 2..3 (gap, step" in msg and "together rise 64" in msg
+
+
+def test_stacked_steps_may_lean_on_a_spring_but_a_pit_may_not():
+    spring = '[[entity]]\nkind = "spring"\nx = 900\n'
+    goal = GOAL.replace("900", "1500")
+    parse(FLAT, _step(60), _step(60), FLAT, goal, spring)
+    with pytest.raises(StageError, match="together rise"):
+        parse(FLAT, _gap(64), _step(60), _step(60), FLAT, goal, spring)
+
+
+def test_a_stage_too_large_to_build_is_refused_before_building():
+    header = HEADER.replace("height = 1024", "height = 8192").replace(
+        "ground_y = 768", "ground_y = 4096")
+    wide = FLAT.replace("1024", "65000")
+    msg = error_of(wide, GOAL, header=header)
+    assert "65000 x 8192" in msg and "MB to build" in msg
+    assert f"{MAX_PIXELS // 2**20} M pixels" in msg
+
+
+def test_a_profile_that_is_not_utf8_names_the_file(tmp_path):
+    path = tmp_path / "latin.toml"
+    path.write_bytes(profile_text(FLAT, GOAL).replace('"t"', '"caf\xe9"').encode("latin-1"))
+    with pytest.raises(StageError, match=r"^latin\.toml: not UTF-8"):
+        load_stage(str(path))
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_generated_and_built_in_stages_pass_the_new_checks(difficulty):
+    from speednik.stages.generator import generate_profile
+    for seed in range(150):
+        generate_profile(seed, difficulty)   # raises StageError on a violation
+    for name in list_stages():
+        load_stage(name)

@@ -165,6 +165,11 @@ MIN_HEADROOM = 160             # empty space above the highest ground
 MIN_FLOOR_DEPTH = 64           # ground never closer than this to the bottom
 MIN_PIECE_LENGTH = 16
 MAX_WIDTH = 65536              # keeps the pixel grids to a sane size
+# Building a stage takes about 12.5 bytes per pixel at its peak (measured
+# on the built-in stages: ~96 MB for 7528 x 1024); this many pixels keep a
+# build within about 200 MB.
+BUILD_BYTES_PER_PIXEL = 12.5
+MAX_PIXELS = 16 * 2**20
 
 SEGMENT_KINDS = ("flat", "ramp", "hill", "gap", "step", "halfpipe", "loop",
                  "bridge", "tunnel")
@@ -309,6 +314,10 @@ def read_profile(path: str | os.PathLike[str]) -> Profile:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise StageError(f"{p.name}: cannot read profile: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise StageError(
+            f"{p.name}: not UTF-8 text (byte {exc.start}: {exc.reason}); accepted: a "
+            f"TOML profile saved as UTF-8") from None
     return parse_profile(text, source=p.name, path=str(p))
 
 
@@ -348,7 +357,7 @@ def profile_from_dict(data: Mapping[str, Any], source: str = "<profile>",
             f"{source}: needs exactly one goal entity; found {found}")
     profile = Profile(stage, segments, entities, source, path)
     _check_levels(profile)
-    _check_tall_steps(profile)
+    _check_obstacles(profile)
     return profile
 
 
@@ -441,7 +450,7 @@ def _parse_segment(table: Any, index: int, source: str,
             raise StageError(f"{source}: {where}: {what}; accepted: "
                              f"{_step_accepted(step_limit)}")
         # Steps taller than step_limit are checked against the springs
-        # once the entities are known (_check_tall_steps).
+        # once the entities are known (_check_obstacles).
         return SegmentSpec(kind, rise=rise)
     if kind == "loop":
         return SegmentSpec(kind, radius=num("radius", *LOOP_RADIUS_RANGE))
@@ -497,23 +506,51 @@ def _step_accepted(step_limit: int) -> str:
             f"yellow (red) up spring within {SPRING_STEP_REACH} px before the step")
 
 
-def _check_tall_steps(profile: Profile) -> None:
-    limit = profile.step_up_limit
+def _check_obstacles(profile: Profile) -> None:
+    """Gaps and steps with no ground between them are one obstacle: their
+    pit widths add up and their rises stack into one wall. Each obstacle
+    must be within what a jump clears at the stage's difficulty (a pure
+    wall may be taller with an up spring strong enough before it)."""
+    limit, gap_limit = profile.step_up_limit, profile.gap_limit
     springs = [e for e in profile.entities
                if e.kind == "spring" and e.direction == "up"]
-    for i, (s, (x0, _, _, _)) in enumerate(
-            zip(profile.segments, segment_levels(profile)), 1):
-        if s.kind != "step" or s.rise <= limit:
+    segments, levels = profile.segments, segment_levels(profile)
+    i = 0
+    while i < len(segments):
+        if segments[i].kind not in ("gap", "step"):
+            i += 1
             continue
-        helpers = [e for e in springs
-                   if x0 - SPRING_STEP_REACH <= e.x < x0
-                   and s.rise <= SPRING_STEP_LIMIT[e.strength]]
-        if not helpers:
+        j, width, rise, climb = i, 0, 0, 0
+        while j < len(segments) and segments[j].kind in ("gap", "step"):
+            if segments[j].kind == "gap":
+                width += segments[j].length
+            rise += segments[j].rise
+            climb = max(climb, rise)
+            j += 1
+        x0 = levels[i][0]
+        first = segments[i]
+        if j - i == 1:
+            where = f"segment {i + 1} ({first.kind})"
+        else:
+            kinds = ", ".join(s.kind for s in segments[i:j])
+            where = f"segments {i + 1}..{j} ({kinds}, with no ground between)"
+        if width > gap_limit:
             raise StageError(
-                f"{profile.source}: segment {i} (step): rise {s.rise} at x={x0} is "
-                f"taller than a jump clears at difficulty "
-                f"{profile.stage.difficulty} and no up spring strong enough "
-                f"stands before it; accepted: {_step_accepted(limit)}")
+                f"{profile.source}: {where}: together a pit {width} px wide at "
+                f"x={x0}, too wide to jump at difficulty {profile.stage.difficulty}; "
+                f"accepted: at most {gap_limit} px of gap without ground between")
+        if climb > limit:
+            helpers = [e for e in springs
+                       if x0 - SPRING_STEP_REACH <= e.x < x0
+                       and climb <= SPRING_STEP_LIMIT[e.strength]]
+            if width > 0 or not helpers:
+                wall = f"rise {climb}" if j - i == 1 else f"together rise {climb}"
+                raise StageError(
+                    f"{profile.source}: {where}: {wall} at x={x0} is taller than a "
+                    f"jump clears at difficulty {profile.stage.difficulty} and no up "
+                    f"spring strong enough stands before it; accepted: "
+                    f"{_step_accepted(limit)}, for all the steps and gaps in a row")
+        i = j
 
 
 def _parse_entity(table: Any, index: int, source: str) -> EntitySpec:
@@ -618,6 +655,13 @@ def _check_levels(profile: Profile) -> None:
     if width > MAX_WIDTH:
         raise StageError(f"{profile.source}: the stage is {width} px wide; "
                          f"accepted: at most {MAX_WIDTH}")
+    if width * info.height > MAX_PIXELS:
+        raise StageError(
+            f"{profile.source}: the stage is {width} x {info.height:g} px, "
+            f"{width * info.height / 2**20:.0f} M pixels, which would take about "
+            f"{width * info.height * BUILD_BYTES_PER_PIXEL / 2**20:.0f} MB to build; "
+            f"accepted: width x height at most {MAX_PIXELS // 2**20} M pixels "
+            f"(for example 16384 x 1024)")
     if not (0 < info.start_x < width):
         raise StageError(
             f"{profile.source}: [stage]: start_x {info.start_x:g} outside the "
@@ -693,5 +737,5 @@ __all__ = [
     "read_profile", "parse_profile", "profile_from_dict", "profile_to_dict",
     "profile_to_toml", "segment_levels", "normalise_difficulty",
     "SEGMENT_KINDS", "ENTITY_KINDS", "DIFFICULTIES", "STEP_UP_LIMIT",
-    "GAP_LIMIT", "SPRING_STEP_LIMIT", "JUMP_APEX", "JUMP_AIRTIME", "JUMP_RANGE",
+    "GAP_LIMIT", "MAX_PIXELS", "SPRING_STEP_LIMIT", "JUMP_APEX", "JUMP_AIRTIME", "JUMP_RANGE",
 ]
