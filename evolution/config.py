@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 
+from runners.compiled import ENGINES
 from speednik.observation import list_observations
 from speednik.stages import list_stages, load_stage
 
@@ -47,6 +48,7 @@ class EvolutionConfig:
     observation: str = "basic"
     seed: int = 0
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    engine: str = "compiled"
     max_steps: int = 3600
     stall_frames: int | None = 240
     checkpoint_every: int = 10
@@ -101,6 +103,9 @@ class EvolutionConfig:
                 raise ConfigError(
                     f"{name} must be a number above 0 and at most {SIGMA_MAX:g}, "
                     f"got {value!r}")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"unknown engine {self.engine!r}; accepted: "
+                              f"{', '.join(ENGINES)}")
         if not self.stages:
             raise ConfigError("at least one stage is needed")
         if len(set(self.stages)) != len(self.stages):

@@ -3,7 +3,10 @@ through the runners' parallel map.
 
 A genome crosses to a worker as a plain float array inside a
 `("linear", (observation, genome))` agent spec; results come back as
-`EpisodeResult`s. Fitness is the mean total reward over the stages.
+`EpisodeResult`s. With the compiled engine (the default) a generation runs
+in this process on `workers` threads; with the python engine on a pool of
+`workers` processes. Both give the same results. Fitness is the mean total
+reward over the stages.
 """
 from __future__ import annotations
 
@@ -32,7 +35,9 @@ class GenomeEvaluator:
         self.pool: EpisodePool | None = None
 
     def __enter__(self) -> GenomeEvaluator:
-        if self.map_fn is None and self.config.workers > 1:
+        # The compiled engine runs in this process on threads: no pool.
+        if (self.map_fn is None and self.config.workers > 1
+                and self.config.engine == "python"):
             self.pool = EpisodePool(self.config.workers)
             self.pool.__enter__()
         return self
@@ -49,6 +54,9 @@ class GenomeEvaluator:
                  for g in genomes for stage in stages]
         if self.pool is not None:
             results = self.pool.run(items, self.runner_config)
+        elif self.config.engine == "compiled" and self.map_fn is None:
+            results = run_episodes(items, self.runner_config,
+                                   workers=self.config.workers, engine="compiled")
         else:
             results = run_episodes(items, self.runner_config, workers=1,
                                    map_fn=self.map_fn)

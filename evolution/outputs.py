@@ -41,7 +41,7 @@ class RunFileError(ValueError):
 
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
-    for name in ("speednik-evolve", "numpy", "deap", "gymnasium", "matplotlib"):
+    for name in ("speednik-evolve", "numpy", "numba", "deap", "gymnasium", "matplotlib"):
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

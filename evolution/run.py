@@ -27,6 +27,7 @@ from evolution.config import SIGMA_MAX, ConfigError, EvolutionConfig, available_
 from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError, read_config
 from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
+from runners.compiled import ENGINES
 from runners.genome_file import locate_stage
 from runners.linear import genome_size
 from speednik.observation import get_observation
@@ -72,8 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="what the policy sees: 'basic' (12 values) or 'terrain' (the 12 plus "
              "rays for walls, gaps and slopes ahead, and the nearest enemy and spikes)")
     opt("--seed", type=int, help="the one seed every random choice flows from")
+    opt("--engine", choices=ENGINES,
+        help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
+             "faster; compiles on first use) or 'python' (the readable "
+             "simulation); both give identical results")
     opt("--workers", type=int,
-        help=f"processes evaluating episodes, at most one per episode of a "
+        help=f"with --engine compiled: threads sharing each generation; with "
+             f"--engine python: worker processes. At most one per episode of a "
              f"generation (default: all cores, {d('workers')})")
     opt("--max-steps", type=int, help="frames per episode before it ends as a timeout")
     opt("--stall-frames", type=int,
@@ -108,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # May be given with --resume; every other setting comes from the checkpoint.
-RESUMABLE = ("generations", "workers", "checkpoint_every")
+RESUMABLE = ("generations", "workers", "checkpoint_every", "engine")
 # Options that are not settings of EvolutionConfig but are fixed on --resume.
 FIXED_OPTIONS = {"stages": "--stage", "out": "--out"}
 
@@ -324,6 +330,8 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
               f"observation {config.observation}, population {config.population}, "
               f"{config.generations} generations, seed {config.seed}, "
               f"{config.workers} worker(s)", flush=True)
+    if config.engine == "compiled":
+        _prepare_engine(args.quiet)
     t0 = time.perf_counter()
     try:
         outcome = evolve(config, run_dir, resume=args.resume is not None,
@@ -359,6 +367,20 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
     print(f"draw its fitness curves: {_python()} -m plots fitness {run_dir}")
     return signals.exit_status if outcome.interrupted else EXIT_OK
+
+
+def _prepare_engine(quiet: bool) -> None:
+    """Compile the engine, or load it from its cache, saying so first: a
+    first compile takes about a minute and must not look like a hang."""
+    from speednik.engine import warm_up
+
+    if not quiet:
+        print("loading the compiled engine (the first use on a machine compiles "
+              "it, about a minute) ...", end=" ", flush=True)
+    t0 = time.perf_counter()
+    warm_up()
+    if not quiet:
+        print(f"ready in {time.perf_counter() - t0:.1f} s", flush=True)
 
 
 def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None]:

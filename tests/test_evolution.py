@@ -46,6 +46,28 @@ def test_same_seed_same_result_with_one_or_two_workers(tmp_path):
         without_time(a.logbook)
 
 
+def test_both_engines_give_the_same_run(tmp_path):
+    runs = {}
+    for engine in ("python", "compiled"):
+        for workers in (1, 2):
+            name = f"{engine}-{workers}"
+            out = evolve(small(engine=engine, workers=workers, stages=("hillside", "skybridge")),
+                         tmp_path / name)
+            runs[name] = (without_time(out.logbook), best_genome(tmp_path / name))
+    first = runs["python-1"]
+    assert all(run == first for run in runs.values())
+    settings = json.loads((tmp_path / "compiled-1" / "config.json").read_text())["settings"]
+    assert settings["engine"] == "compiled"
+
+
+def test_a_run_resumed_on_the_other_engine_ends_the_same(tmp_path):
+    straight = evolve(small(generations=4, engine="compiled"), tmp_path / "straight")
+    evolve(small(generations=2, engine="python"), tmp_path / "split")
+    resumed = evolve(small(generations=4, engine="compiled"), tmp_path / "split", resume=True)
+    assert without_time(resumed.logbook) == without_time(straight.logbook)
+    assert best_genome(tmp_path / "split") == best_genome(tmp_path / "straight")
+
+
 def test_another_seed_gives_another_run(tmp_path):
     a = evolve(small(seed=1), tmp_path / "a")
     b = evolve(small(seed=2), tmp_path / "b")

@@ -44,11 +44,13 @@ def without_time(rows):
     return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
 
 
-def start(*args, workers: int = 1) -> subprocess.Popen:
+def start(*args, workers: int = 1, engine: str = "python") -> subprocess.Popen:
+    """A run in the background; the python engine by default, whose worker
+    processes these tests are about."""
     return subprocess.Popen(
         [sys.executable, "-m", "evolution.run", "--population", "8", "--max-steps", "600",
          "--stall-frames", "0", "--workers", str(workers), "--checkpoint-every", "1",
-         "--quiet", *map(str, args)],
+         "--engine", engine, "--quiet", *map(str, args)],
         cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
 
@@ -96,6 +98,20 @@ def test_a_worker_killed_mid_run_costs_nothing(tmp_path):
                    "--stall-frames", "0", "--workers", "1", "--quiet",
                    "--out", straight).returncode == 0
     assert without_time(read_logbook(out)) == without_time(read_logbook(straight))
+
+
+def test_sigterm_stops_a_compiled_run_between_generations(tmp_path):
+    out = tmp_path / "term"
+    proc = start("--generations", "100000", "--out", out, workers=2, engine="compiled")
+    wait_for(out / CHECKPOINT_NAME, proc)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    assert "Traceback" not in stderr and "--resume" in stdout
+    ckpt = load_checkpoint(out)
+    assert 0 < ckpt.generation < 100000
+    assert without_time(read_logbook(out))[-1]["gen"] == ckpt.generation
 
 
 def test_sigterm_checkpoints_and_exits_143(tmp_path):

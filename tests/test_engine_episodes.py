@@ -1,0 +1,129 @@
+"""Whole episodes on the compiled engine: the same `EpisodeResult`s as the
+readable runner for random linear genomes over both observations, several
+reward weightings, stall and action-repeat settings; bad input refused
+with the readable runner's errors before compiled code runs; the fuzz
+invariants; evolution runs equal with either engine."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from runners import RunnerConfig, run_episodes
+from runners.linear import genome_size
+from runners.parallel import EpisodeError
+from speednik.engine import CompiledSim, run_policy_batch
+from speednik.stages import generate_stage, list_stages, load_stage
+from speednik.terrain import SOLID
+
+from fuzz_inputs import random_inputs
+
+OBS_SIZE = {"basic": 12, "terrain": 28}
+CONFIGS = [
+    RunnerConfig(),
+    RunnerConfig(stall_frames=None, max_steps=1200),
+    RunnerConfig(action_repeat=3, stall_frames=90),
+    RunnerConfig(max_steps=2000, reward=(("ring", 1.0), ("progress", 3.0), ("time", 0.0),
+                                         ("death", 2.0), ("goal", 2.5), ("speed", 0.5))),
+    RunnerConfig(action_repeat=2, reward={"progress": 10.0, "goal": 1.0}),
+]
+
+
+def _items(observation: str, seed: int, stages) -> list:
+    rng = np.random.default_rng(seed)
+    size = genome_size(OBS_SIZE[observation])
+    return [(("linear", (observation, rng.normal(size=size) * scale)), stage)
+            for stage in stages for scale in (0.3, 1.0, 3.0) for _ in range(3)]
+
+
+@pytest.mark.parametrize("observation", ["basic", "terrain"])
+@pytest.mark.parametrize("config", CONFIGS, ids=range(len(CONFIGS)))
+def test_episode_results_equal_on_builtin_stages(observation, config):
+    items = _items(observation, 7, list_stages())
+    expected = run_episodes(items, config)
+    got = run_episodes(items, config, engine="compiled")
+    assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
+    reasons = {r.done_reason for r in expected}
+    assert len(reasons) > 1, "the genomes must end their episodes in different ways"
+
+
+def test_episode_results_equal_on_generated_stages_and_mixed_batches():
+    stages = [(seed, d) for d in ("easy", "medium", "hard") for seed in range(4)]
+    items = _items("terrain", 3, stages) + [("jump-runner", "hillside")]
+    expected = run_episodes(items, RunnerConfig(max_steps=1500))
+    got = run_episodes(items, RunnerConfig(max_steps=1500), engine="compiled", workers=2)
+    assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
+
+
+def test_results_do_not_depend_on_threads_or_batch_order():
+    stages = [load_stage(n) for n in list_stages()]
+    rng = np.random.default_rng(0)
+    params = rng.normal(size=(16, genome_size(12)))
+    es, ep = np.repeat(np.arange(3), 16), np.tile(np.arange(16), 3)
+    one = run_policy_batch(stages, es, ep, params, stall_frames=300, threads=1)
+    order = rng.permutation(len(es))
+    two = run_policy_batch(stages, es[order], ep[order], params, stall_frames=300,
+                           threads=2)
+    assert np.array_equal(one.total_reward[order], two.total_reward)
+    assert np.array_equal(one.steps[order], two.steps)
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_bad_genomes_are_refused_with_the_readable_runners_error(engine):
+    cases = [
+        (("linear", ("basic", np.zeros(5))), "needs a genome of 104"),
+        (("linear", ("basic", np.full(104, np.nan))), "NaN or infinite"),
+        (("linear", ("pixels", np.zeros(104))), "unknown observation 'pixels'"),
+    ]
+    for spec, message in cases:
+        with pytest.raises(EpisodeError, match=message):
+            run_episodes([(spec, "hillside")], engine=engine)
+    with pytest.raises(EpisodeError, match="unknown stage"):
+        run_episodes([(("linear", ("basic", np.zeros(104))), "nowhere")], engine=engine)
+
+
+def test_unknown_engine_and_bad_batches_are_refused():
+    with pytest.raises(ValueError, match="accepted are 'python', 'compiled'"):
+        run_episodes([], engine="gpu")
+    stage = load_stage("hillside")
+    with pytest.raises(ValueError, match="rows of 104 numbers"):
+        run_policy_batch([stage], [0], [0], np.zeros((1, 50)))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        run_policy_batch([stage], [0], [0], np.full((1, 104), np.inf))
+    with pytest.raises(ValueError, match="unknown observation"):
+        run_policy_batch([stage], [0], [0], np.zeros((1, 104)), observation="pixels")
+    with pytest.raises(ValueError, match="indexes 1 stage"):
+        run_policy_batch([stage], [1], [0], np.zeros((1, 104)))
+
+
+def _check_compiled_run(stage, seed: int, frames: int) -> int:
+    sim = CompiledSim(stage)
+    tiles = stage.tiles
+    for i, inp in enumerate(random_inputs(seed, frames)):
+        sim.step(inp)
+        state = sim.to_sim()
+        p = state.player.physics
+        where = f"{stage.name} seed {seed} frame {i}"
+        for v in (p.x, p.y, p.x_vel, p.y_vel, p.ground_speed):
+            assert not math.isnan(v), where
+        assert abs(p.x_vel) <= 16.0 and abs(p.y_vel) <= 16.0, where
+        assert abs(p.ground_speed) <= 16.0, where
+        if p.on_ground:
+            assert tiles.solidity_at(p.x, p.y, p.layer) != SOLID, where
+        if state.player_dead or state.goal_reached:
+            break
+    return i + 1
+
+
+@pytest.mark.parametrize("name", list_stages())
+def test_fuzz_invariants_hold_on_the_compiled_engine(name):
+    stage = load_stage(name)
+    frames = sum(_check_compiled_run(stage, seed, 3000) for seed in range(100, 110))
+    assert frames > 5000
+
+
+def test_fuzz_invariants_hold_on_generated_stages_compiled():
+    for difficulty in ("easy", "medium", "hard"):
+        for seed in range(3):
+            _check_compiled_run(generate_stage(seed, difficulty), 500 + seed, 2000)
