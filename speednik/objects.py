@@ -163,7 +163,6 @@ def interact(sim, prev_x: float, events: list) -> None:
             if not sim.checkpoint_hit[i]:
                 sim.checkpoint_hit[i] = 1
                 c = stage.checkpoints[i]
-                sim.checkpoint_x, sim.checkpoint_y = c.x, c.y
                 events.append(CheckpointEvent(c.x, c.y))
         if player.state == PlayerState.DEAD:
             return

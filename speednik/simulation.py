@@ -64,8 +64,6 @@ class SimState:
     deaths: int = 0
     goal_reached: bool = False
     player_dead: bool = False
-    checkpoint_x: float = 0.0
-    checkpoint_y: float = 0.0
 
     @property
     def goal_x(self) -> float:
@@ -83,21 +81,13 @@ class SimState:
     def level_height(self) -> int:
         return self.stage.height
 
-    @property
-    def tiles(self):
-        return self.stage.tiles
-
-    @property
-    def done(self) -> bool:
-        return self.goal_reached or self.player_dead
-
     def copy(self) -> SimState:
         return SimState(
             self.stage, self.index, self.player.copy(),
             bytearray(self.ring_taken), bytearray(self.enemy_destroyed),
             bytearray(self.checkpoint_hit), self.frame, self.max_x_reached,
             self.rings_collected, self.deaths, self.goal_reached,
-            self.player_dead, self.checkpoint_x, self.checkpoint_y,
+            self.player_dead,
         )
 
 
@@ -117,8 +107,6 @@ def create_sim(stage: str | Stage) -> SimState:
         enemy_destroyed=bytearray(len(stage.enemies)),
         checkpoint_hit=bytearray(len(stage.checkpoints)),
         max_x_reached=stage.start_x,
-        checkpoint_x=stage.start_x,
-        checkpoint_y=stage.start_y,
     )
 
 
