@@ -1,6 +1,6 @@
 """`SpeednikEnv`: the game as a Gymnasium environment.
 
-    import gymnasium, speednik
+    import gymnasium, speednik.env
     env = gymnasium.make("speednik/Hillside-v0")
     obs, info = env.reset()
     obs, reward, terminated, truncated, info = env.step(2)   # hold right
@@ -16,6 +16,9 @@
   `max_steps` steps;
 - info: frame, x, y, max_x, rings (collected this episode), deaths,
   goal_reached.
+
+Importing this module registers the ids of `ENV_IDS` with Gymnasium;
+`gymnasium.make("speednik.env:speednik/Hillside-v0")` imports it first.
 
 The stage is built once per environment; every reset starts from a copy of
 its pristine initial state. The game has no randomness, so `seed` changes
