@@ -78,7 +78,6 @@ from speednik.terrain import NO_HIT
 
 if TYPE_CHECKING:
     from speednik.simulation import SimState
-    from speednik.stages.stage import Stage
 
 OBS_DIM = 12
 OBS_NAMES: tuple[str, ...] = (
@@ -250,42 +249,6 @@ def ray_up(tiles, x: int, y: int, layer: int, reach: int) -> int:
     return reach + 1
 
 
-@dataclass(slots=True)
-class _StageObjects:
-    """Enemies and spikes of a stage sorted by x, for range queries."""
-
-    stage: Stage
-    enemy_x: list[float]
-    enemies: list[tuple[int, object]]
-    enemy_span: float
-    spike_x: list[float]
-    spikes: list[tuple[float, float]]
-
-
-_OBJECTS_CACHE: dict[int, _StageObjects] = {}
-# Generated stages come and go; keep only the most recent few.
-_CACHE_SIZE = 16
-
-
-def _stage_objects(stage: Stage) -> _StageObjects:
-    hit = _OBJECTS_CACHE.get(id(stage))
-    if hit is not None and hit.stage is stage:
-        return hit
-    order = sorted(range(len(stage.enemies)), key=lambda i: stage.enemies[i].x)
-    enemies = [(i, stage.enemies[i]) for i in order]
-    # Spikes are located by the middle of their box.
-    spikes = sorted((s.x, s.y - s.height / 2) for s in stage.spikes)
-    hit = _StageObjects(
-        stage, [e.x for _, e in enemies], enemies,
-        max((e.span for e in stage.enemies if e.kind == "walker"), default=0.0),
-        [s[0] for s in spikes], spikes)
-    if len(_OBJECTS_CACHE) >= _CACHE_SIZE:
-        _OBJECTS_CACHE.pop(next(iter(_OBJECTS_CACHE)))
-    _OBJECTS_CACHE[id(stage)] = hit
-    return hit
-
-
-
 def _object_features(near: float, dx: float, dy: float,
                      look: float) -> tuple[float, float, float]:
     if near > OBJECT_REACH:
@@ -335,7 +298,7 @@ def _terrain_probes(sim: SimState) -> list[float]:
         below = 0 if below < 0 else below
     above = ray_up(tiles, x, y - hr, layer, CEILING_REACH)
 
-    objs = _stage_objects(sim.stage)
+    objs = sim.stage.object_tables
     px, py = p.x, p.y
     best = OBJECT_REACH + 1.0
     edx = edy = 0.0
@@ -344,7 +307,7 @@ def _terrain_probes(sim: SimState) -> list[float]:
         hi = bisect_right(objs.enemy_x, px + OBJECT_REACH)
         destroyed = sim.enemy_destroyed
         frame = sim.frame
-        for i, enemy in objs.enemies[lo:hi]:
+        for i, enemy, _ in objs.enemies[lo:hi]:
             if destroyed[i]:
                 continue
             ex, ey = enemy_position(enemy, frame)

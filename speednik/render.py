@@ -6,7 +6,7 @@ a thin progress bar along the top. No display or drawing library is used.
 
 Each stage's terrain is classified once, pixel by pixel (sky, solid, its
 grassy top, top-only ledge, and which collision layer a solid pixel belongs
-to) and cached; a frame is a slice of that class image through a palette,
+to), and kept by the stage as `stage.terrain_classes`; a frame is a slice of that class image through a palette,
 with the objects and the player drawn over it. Terrain solid only on the
 layer the player is not on is drawn faded: the player passes through it.
 
@@ -24,7 +24,6 @@ Colours:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -108,20 +107,9 @@ def _palette(layer: int) -> np.ndarray:
 PALETTES = (_palette(0), _palette(1))
 
 
-@dataclass(slots=True)
-class _StageArt:
-    stage: Stage
-    classes: np.ndarray   # (height, width) uint8 terrain classes
-
-
-_ART: dict[int, _StageArt] = {}
-_CACHE_SIZE = 8
-
-
-def _art(stage: Stage) -> _StageArt:
-    hit = _ART.get(id(stage))
-    if hit is not None and hit.stage is stage:
-        return hit
+def terrain_classes(stage: Stage) -> np.ndarray:
+    """The stage's terrain as a (height, width) uint8 image of the classes
+    above (C_SKY, ...). Built once per stage, as `stage.terrain_classes`."""
     h, w = stage.height, stage.width
     g0 = stage.solidity_grid(0)
     g1 = stage.solidity_grid(1) if len(stage.tiles.cell_grids) > 1 else g0
@@ -144,17 +132,13 @@ def _art(stage: Stage) -> _StageArt:
     ys, xs = np.ogrid[:h, :w]
     dark = (((ys >> 4) + (xs >> 4)) & 1).astype(bool) & np.isin(cls, (C_SOLID, C_SOLID0, C_SOLID1))
     cls[dark] += _DARK
-    hit = _StageArt(stage, cls)
-    if len(_ART) >= _CACHE_SIZE:
-        _ART.pop(next(iter(_ART)))
-    _ART[id(stage)] = hit
-    return hit
+    return cls
 
 
 def stage_image(stage: Stage, layer: int = 0) -> np.ndarray:
     """The whole stage's terrain as an RGB image (height, width, 3), as
     seen by a player on `layer`; objects are not drawn."""
-    return PALETTES[layer][_art(stage).classes]
+    return PALETTES[layer][stage.terrain_classes]
 
 
 # -- drawing primitives (screen coordinates, clipped) ---------------------------
@@ -220,10 +204,9 @@ def render_frame(sim: SimState, width: int = SCREEN_WIDTH,
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     stage = sim.stage
-    art = _art(stage)
     cam_x, cam_y = camera(sim, width, height)
 
-    classes = art.classes
+    classes = stage.terrain_classes
     view = classes[max(cam_y, 0):cam_y + height, max(cam_x, 0):cam_x + width]
     if view.shape != (height, width):
         padded = np.full((height, width), C_VOID, np.uint8)

@@ -2,9 +2,10 @@
 
 `sim_step` is the single source of truth for what happens in a frame. It
 has no randomness: the same inputs from the same state give the same
-state, frame for frame. A `SimState` shares its stage (terrain, object
-lists, index) with every copy and owns only a few small mutable parts, so
-`sim.copy()` is cheap and a search can branch from any frame.
+state, frame for frame. A `SimState` shares its stage (terrain, objects
+and what is derived from them, such as the object index) with every copy
+and owns only a few small mutable parts, so `sim.copy()` is cheap and a
+search can branch from any frame.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from speednik.events import (
     RingCollectedEvent,
     SpringEvent,
 )
-from speednik.objects import ObjectIndex, interact, kill_player
+from speednik.objects import interact, kill_player
 from speednik.physics import InputState
 from speednik.player import Player, create_player, player_update, radii
 from speednik.stages import Stage, load_stage
@@ -35,25 +36,9 @@ __all__ = [
 # The stage's side edges keep the player's centre this far inside.
 EDGE_MARGIN = 16.0
 
-_INDEX_CACHE: dict[int, tuple[Stage, ObjectIndex]] = {}
-# Indexes kept per process, oldest forgotten first (they hold their stage).
-INDEX_CACHE_SIZE = 64
-
-
-def _index_for(stage: Stage) -> ObjectIndex:
-    hit = _INDEX_CACHE.get(id(stage))
-    if hit is None or hit[0] is not stage:
-        while len(_INDEX_CACHE) >= INDEX_CACHE_SIZE:
-            _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
-        hit = (stage, ObjectIndex(stage))
-        _INDEX_CACHE[id(stage)] = hit
-    return hit[1]
-
-
 @dataclass(slots=True)
 class SimState:
     stage: Stage
-    index: ObjectIndex
     player: Player
     ring_taken: bytearray
     enemy_destroyed: bytearray
@@ -83,7 +68,7 @@ class SimState:
 
     def copy(self) -> SimState:
         return SimState(
-            self.stage, self.index, self.player.copy(),
+            self.stage, self.player.copy(),
             bytearray(self.ring_taken), bytearray(self.enemy_destroyed),
             bytearray(self.checkpoint_hit), self.frame, self.max_x_reached,
             self.rings_collected, self.deaths, self.goal_reached,
@@ -101,7 +86,6 @@ def create_sim(stage: str | Stage) -> SimState:
     player = create_player(stage.start_x, stage.start_y, stage.tiles)
     return SimState(
         stage=stage,
-        index=_index_for(stage),
         player=player,
         ring_taken=bytearray(len(stage.rings)),
         enemy_destroyed=bytearray(len(stage.enemies)),

@@ -1,7 +1,28 @@
-"""A built stage: terrain tiles plus everything placed on them."""
+"""A built stage: terrain tiles plus everything placed on them, and what is
+derived from them.
+
+A `Stage` is immutable once built, and everything computed from it alone
+belongs to it: the object index the simulation reads every frame, the
+sorted object tables of the observation and token encoders, the token
+planes, the terrain classes of the pictures. Each is a field declared
+with `derived()` and named in `DERIVED` with the function that builds it
+("module:function", called with the stage). It is built the first time it
+is read, `stage.object_index`, and is then a plain attribute: reading it
+costs no more than reading `stage.width`. So it is built once per stage
+and process, whoever asks first, and lives and dies with the stage.
+
+Derived data is not pickled: a stage sent to another process arrives with
+its built fields only and builds the rest there when they are first read.
+
+To add one: a `name: Type = derived()` field below and a `DERIVED` entry.
+The builders are imported when first needed, so the stage depends on none
+of those modules until then.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +36,22 @@ from speednik.entities import (
     Spring,
 )
 from speednik.terrain import TileMap
+
+if TYPE_CHECKING:
+    from speednik.objects import ObjectIndex, ObjectTables
+
+# Each derived field, and the function that builds it from a stage.
+DERIVED: dict[str, str] = {
+    "object_index": "speednik.objects:ObjectIndex",
+    "object_tables": "speednik.objects:ObjectTables",
+    "token_planes": "speednik.tokens:static_planes",
+    "terrain_classes": "speednik.render:terrain_classes",
+}
+
+
+def derived():
+    """A field computed from the stage when first read (see `DERIVED`)."""
+    return field(init=False, repr=False, compare=False)
 
 
 @dataclass(slots=True)
@@ -39,6 +76,31 @@ class Stage:
     # Free-form facts a reader or a plot may want (segment spans, ...).
     meta: dict = field(default_factory=dict)
 
+    # -- derived from the fields above (module docstring) --------------------
+    # Columns of nearby objects, read by every frame's `interact`.
+    object_index: ObjectIndex = derived()
+    # Enemies, spikes, rings and checkpoints sorted by x, for the encoders.
+    object_tables: ObjectTables = derived()
+    # Per-layer tile planes of terrain, springs, spikes and the goal, padded.
+    token_planes: np.ndarray = derived()
+    # The (height, width) terrain class image the pictures are drawn from.
+    terrain_classes: np.ndarray = derived()
+
+    def __getattr__(self, name: str):
+        # Python calls this only for an attribute with no value: a derived
+        # field not built yet (or a name the stage does not have).
+        target = DERIVED.get(name)
+        if target is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        module, function = target.split(":")
+        value = getattr(import_module(module), function)(self)
+        setattr(self, name, value)
+        return value
+
+    def __getstate__(self):
+        # (no __dict__, the slots): the built fields only.
+        return None, {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+
     def solidity_grid(self, layer: int) -> np.ndarray:
         """One collision layer as a (height, width) array of EMPTY /
         TOP_ONLY / SOLID pixels, exactly the stage's size (the tile grid
@@ -48,3 +110,7 @@ class Stage:
         h, w = min(self.height, grid.shape[0]), min(self.width, grid.shape[1])
         out[:h, :w] = grid[:h, :w]
         return out
+
+
+assert set(DERIVED) == {f.name for f in fields(Stage) if not f.init}, \
+    "every derived field of Stage needs its builder in DERIVED, and back"
