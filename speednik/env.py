@@ -34,6 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from speednik.actions import NUM_ACTIONS, action_to_input
+from speednik.checks import positive_int
 from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.observation import get_observation, list_observations
 from speednik.reward import CompositeReward, make_reward, default_reward
@@ -60,14 +61,12 @@ class SpeednikEnv(gymnasium.Env):
                  observation: str = "basic", max_steps: int = DEFAULT_MAX_STEPS,
                  render_mode: str | None = None,
                  reward: CompositeReward | Mapping[str, float] | None = None) -> None:
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) \
-                or max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        max_steps = positive_int(max_steps, "max_steps")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"unknown render_mode {render_mode!r}: accepted are None, "
                 f"{', '.join(map(repr, self.metadata['render_modes']))}")
-        self.max_steps = int(max_steps)
+        self.max_steps = max_steps
         self.render_mode = render_mode
 
         if isinstance(stage, (str, os.PathLike)):

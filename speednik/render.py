@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from speednik.checks import positive_int
 from speednik.constants import (
     ROLL_HEIGHT_RADIUS,
     ROLL_WIDTH_RADIUS,
@@ -201,8 +202,7 @@ def render_frame(sim: SimState, width: int = SCREEN_WIDTH,
     """An RGB image (height * scale, width * scale, 3) uint8 of the view
     around the player."""
     for name, v in (("width", width), ("height", height), ("scale", scale)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        positive_int(v, name)
     stage = sim.stage
     cam_x, cam_y = camera(sim, width, height)
 

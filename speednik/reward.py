@@ -33,6 +33,7 @@ import numbers
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 
+from speednik.checks import positive_int
 from speednik.constants import DEFAULT_MAX_STEPS, MAX_X_SPEED
 from speednik.events import DeathEvent, GoalReachedEvent, RingCollectedEvent
 
@@ -204,7 +205,7 @@ class CompositeReward:
         names = [c.name for c in components]
         if len(set(names)) != len(names):
             raise ValueError(f"reward components must have distinct names, got {names}")
-        max_steps = _positive_int(max_steps, "max_steps")
+        max_steps = positive_int(max_steps, "max_steps")
         for c in components:
             if c.kind not in (CONSTANT, STATE, EVENTS):
                 raise ValueError(
@@ -280,12 +281,6 @@ class CompositeReward:
         self.steps = steps
         self._sums = list(sums)
         self._constant = sum(self.components[i].per_frame() for i in self._constant_idx)
-
-
-def _positive_int(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{what} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def make_reward(weights: Mapping[str, float] | None = None,

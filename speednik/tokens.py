@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from speednik.actions import NUM_ACTIONS
+from speednik.checks import positive_int
 from speednik.constants import DEFAULT_MAX_STEPS, TILE_SIZE
 from speednik.enemies import enemy_position
 from speednik.entities import SPRING_DIRECTIONS, SPRING_STRENGTHS
@@ -261,14 +262,12 @@ class TokenEncoder:
 
     def __init__(self, num_tokens: int = NUM_TOKENS, window: int = WINDOW,
                  max_steps: int = DEFAULT_MAX_STEPS) -> None:
-        if isinstance(num_tokens, bool) or not isinstance(num_tokens, int) or num_tokens < 1:
-            raise ValueError(f"num_tokens must be a positive integer, got {num_tokens!r}")
+        num_tokens = positive_int(num_tokens, "num_tokens")
         if (isinstance(window, bool) or not isinstance(window, int) or window % 2 == 0
                 or not 1 <= window <= MAX_COORD + 1):
             raise ValueError(
                 f"window must be an odd integer in 1..{MAX_COORD + 1}, got {window!r}")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        max_steps = positive_int(max_steps, "max_steps")
         self.num_tokens = num_tokens
         self.window = window
         self.max_steps = max_steps
