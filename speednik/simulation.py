@@ -24,7 +24,14 @@ from speednik.events import (
 )
 from speednik.objects import interact, kill_player
 from speednik.physics import InputState
-from speednik.player import Player, create_player, player_update, radii
+from speednik.player import (
+    FLOOR_MODE,
+    MODE_OF_ANGLE,
+    Player,
+    create_player,
+    player_update,
+    radii,
+)
 from speednik.stages import Stage, load_stage
 
 __all__ = [
@@ -116,13 +123,13 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
         p.x = EDGE_MARGIN
         if p.x_vel < 0.0:
             p.x_vel = 0.0
-        if p.ground_speed < 0.0 and (p.angle <= 32 or p.angle >= 224):
+        if p.ground_speed < 0.0 and MODE_OF_ANGLE[p.angle] == FLOOR_MODE:
             p.ground_speed = 0.0
     elif p.x > stage.width - EDGE_MARGIN:
         p.x = stage.width - EDGE_MARGIN
         if p.x_vel > 0.0:
             p.x_vel = 0.0
-        if p.ground_speed > 0.0 and (p.angle <= 32 or p.angle >= 224):
+        if p.ground_speed > 0.0 and MODE_OF_ANGLE[p.angle] == FLOOR_MODE:
             p.ground_speed = 0.0
 
     interact(sim, prev_x, events)
