@@ -108,19 +108,38 @@ def _palette(layer: int) -> np.ndarray:
 PALETTES = (_palette(0), _palette(1))
 
 
+def terrain_masks(stage: Stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The stage's terrain classified pixel by pixel, as three boolean
+    (height, width) images: solid on layer 0, solid on the last layer (the
+    same as layer 0 on a one-layer stage), and top-only ledge (top-only on
+    some layer and solid on none). Every picture of a stage starts here."""
+    grids = [stage.solidity_grid(layer) for layer in range(len(stage.tiles.cell_grids))]
+    s0 = grids[0] == SOLID
+    s1 = grids[-1] == SOLID
+    ledge = np.zeros_like(s0)
+    for g in grids:
+        ledge |= g == TOP_ONLY
+    ledge &= ~(s0 | s1)
+    return s0, s1, ledge
+
+
+def below_open(mask: np.ndarray, depth: int) -> np.ndarray:
+    """Pixels with a pixel outside `mask` at most `depth` rows above them:
+    where `mask` is a surface, the band of its top `depth` rows."""
+    out = np.zeros_like(mask)
+    for k in range(1, depth + 1):
+        out[k:] |= ~mask[:-k]
+    return out
+
+
 def terrain_classes(stage: Stage) -> np.ndarray:
     """The stage's terrain as a (height, width) uint8 image of the classes
     above (C_SKY, ...). Built once per stage, as `stage.terrain_classes`."""
     h, w = stage.height, stage.width
-    g0 = stage.solidity_grid(0)
-    g1 = stage.solidity_grid(1) if len(stage.tiles.cell_grids) > 1 else g0
-    s0, s1 = g0 == SOLID, g1 == SOLID
+    s0, s1, ledge = terrain_masks(stage)
     solid = s0 | s1
-    ledge = ((g0 == TOP_ONLY) | (g1 == TOP_ONLY)) & ~solid
     # Grass: solid pixels within GRASS_DEPTH below a non-solid one.
-    exposed = np.zeros_like(solid)
-    for k in range(1, GRASS_DEPTH + 1):
-        exposed[k:] |= ~solid[:-k]
+    exposed = below_open(solid, GRASS_DEPTH)
     cls = np.full((h, w), C_SKY, np.uint8)
     cls[ledge] = C_LEDGE
     edge = ledge.copy()
