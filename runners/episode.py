@@ -191,8 +191,7 @@ class EpisodeRunner:
 
         total = 0.0
         frames = 0
-        best = sim.max_x_reached
-        last_gain = 0
+        last_gain = 0       # the last frame that pushed max_x
         held = False
         action = 0
         left = 0            # frames still to play of the current decision
@@ -214,9 +213,7 @@ class EpisodeRunner:
             if events and (sim.goal_reached or sim.player_dead):
                 reason = "goal" if sim.goal_reached else "death"
                 break
-            m = sim.max_x_reached
-            if m > best:
-                best = m
+            if sim.max_x_gain:
                 last_gain = frames
             elif frames - last_gain >= stall:
                 reason = "stalled"

@@ -69,24 +69,19 @@ class RewardComponent:
 
 @dataclass(slots=True)
 class ProgressReward(RewardComponent):
-    """Reaching new territory: growth of max_x_reached / level_width."""
+    """Reaching new territory: growth of max_x_reached / level_width (the
+    frame's `sim.max_x_gain`)."""
 
     weight: float = 10.0
     name: ClassVar[str] = "progress"
-    _best: float = field(default=0.0, repr=False)
     _scale: float = field(default=0.0, repr=False)
 
     def reset(self, sim: SimState, max_steps: int) -> None:
-        self._best = sim.max_x_reached
         self._scale = self.weight / sim.stage.width
 
     def value(self, sim: SimState, events: Sequence[Event], step: int) -> float:
-        m = sim.max_x_reached
-        if m > self._best:
-            gain = (m - self._best) * self._scale
-            self._best = m
-            return gain
-        return 0.0
+        gain = sim.max_x_gain
+        return gain * self._scale if gain else 0.0
 
 
 @dataclass(slots=True)

@@ -52,6 +52,9 @@ class SimState:
     checkpoint_hit: bytearray
     frame: int = 0
     max_x_reached: float = 0.0
+    # How far the last frame pushed max_x_reached (0.0: not at all), for
+    # whoever needs "was there progress" without tracking it again.
+    max_x_gain: float = 0.0
     rings_collected: int = 0
     deaths: int = 0
     goal_reached: bool = False
@@ -78,7 +81,7 @@ class SimState:
             self.stage, self.player.copy(),
             bytearray(self.ring_taken), bytearray(self.enemy_destroyed),
             bytearray(self.checkpoint_hit), self.frame, self.max_x_reached,
-            self.rings_collected, self.deaths, self.goal_reached,
+            self.max_x_gain, self.rings_collected, self.deaths, self.goal_reached,
             self.player_dead,
         )
 
@@ -108,8 +111,10 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
     returns `[DeathEvent()]` (after death) or `[]` (after the goal).
     """
     if sim.player_dead:
+        sim.max_x_gain = 0.0
         return [DeathEvent()]
     if sim.goal_reached:
+        sim.max_x_gain = 0.0
         return []
     events: list[Event] = []
     player = sim.player
@@ -139,7 +144,10 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
 
     sim.frame += 1
     if p.x > sim.max_x_reached:
+        sim.max_x_gain = p.x - sim.max_x_reached
         sim.max_x_reached = p.x
+    else:
+        sim.max_x_gain = 0.0
     if not sim.player_dead and p.x >= stage.goal.x:
         sim.goal_reached = True
         events.append(GoalReachedEvent(sim.frame))
