@@ -74,6 +74,7 @@ from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 
 if TYPE_CHECKING:
     from speednik.simulation import SimState
+    from speednik.stages.stage import Stage
 
 OBS_DIM = 12
 OBS_NAMES: tuple[str, ...] = (
@@ -130,7 +131,19 @@ def extract_observation(sim: SimState) -> np.ndarray:
 
 # -- terrain probes -----------------------------------------------------------
 
-def ray(tiles, direction: int, x: int, y: int, layer: int,
+def tile_occupancy(stage: Stage) -> tuple[tuple[bytes, bytes], ...]:
+    """Per collision layer, which tiles hold any terrain: (rows, columns),
+    two byte strings with a 1 for such a tile and a 0 for an empty one,
+    row after row and column after column. A ray finds the next tile worth
+    a cast with one `find`. Built once per stage, as `stage.tile_occupancy`."""
+    out = []
+    for grid in stage.tiles.cell_grids:
+        held = (grid != 0).astype(np.uint8)
+        out.append((held.tobytes(), np.ascontiguousarray(held.T).tobytes()))
+    return tuple(out)
+
+
+def ray(stage: Stage, direction: int, x: int, y: int, layer: int,
         reach: int) -> tuple[int, int]:
     """(distance, surface angle) from pixel (x, y) to the first surface
     along `direction` (DOWN, RIGHT, UP or LEFT of `speednik.terrain`), or
@@ -141,78 +154,72 @@ def ray(tiles, direction: int, x: int, y: int, layer: int,
     DOWN ray: the negative distance up to the surface, when that is within
     a tile or so.
 
-    Empty tiles are skipped by index; the cast runs only where a tile holds
-    something, so a long clear ray costs a few list reads.
+    The ray runs along one row (RIGHT, LEFT) or column (DOWN, UP) of tiles;
+    empty tiles are skipped by a search of the stage's `tile_occupancy`,
+    and a sensor cast runs only where a tile holds something.
     """
-    forward = direction < UP        # DOWN and RIGHT: toward larger coordinates
-    if direction & 1:               # RIGHT and LEFT run along a row of tiles
+    tiles = stage.tiles
+    if direction & 1:
         along = x
         across = y
         n = tiles.width_tiles
-        row = y >> 4
-        if not 0 <= row < tiles.height_tiles:
+        lane = y >> 4
+        if not 0 <= lane < tiles.height_tiles:
             return reach + 1, 0
-        base = row * n
-        stride = 1
-    else:                           # DOWN and UP along a column
+        occupied = stage.tile_occupancy[layer][0]
+    else:
         along = y
         across = x
         n = tiles.height_tiles
-        base = x >> 4
-        stride = tiles.width_tiles
-        if not 0 <= base < stride:
+        lane = x >> 4
+        if not 0 <= lane < tiles.width_tiles:
             return reach + 1, 0
-    t = along >> 4
+        occupied = stage.tile_occupancy[layer][1]
+    # Tiles lane * n + t for t in [lo, hi) are the ones within reach.
+    base = lane * n
+    forward = direction < UP        # DOWN and RIGHT: toward larger coordinates
     if forward:
-        if t < 0:
-            t = 0
-        last = (along + reach) >> 4
-        if last >= n:
-            last = n - 1
-        count = last - t            # tiles to visit after this one
-        dt = 1
+        lo = along >> 4
+        hi = ((along + reach) >> 4) + 1
+        search = occupied.find
     else:
-        if t >= n:
-            t = n - 1
-        last = (along - reach) >> 4
-        if last < 0:
-            last = 0
-        count = t - last
-        dt = -1
-    cells = tiles.cells[layer]
-    k = base + t * stride           # the tile's index in `cells`
-    dk = dt * stride
-    while count >= 0:
-        if cells[k]:
-            t = (k - base) // stride
-            # Cast from where the ray enters the tile, or from its start.
-            if forward:
-                start = t << 4
-                if start < along:
-                    start = along
-            else:
-                start = (t << 4) + 15
-                if start > along:
-                    start = along
+        lo = (along - reach) >> 4
+        hi = (along >> 4) + 1
+        search = occupied.rfind
+    lo = base + (lo if lo > 0 else 0)
+    hi = base + (hi if hi < n else n)
+    while True:
+        k = search(1, lo, hi)
+        if k < 0:
+            return reach + 1, 0
+        # Cast from where the ray enters the tile, or from its start.
+        if forward:
+            start = (k - base) << 4
+            if start < along:
+                start = along
             if direction == DOWN:
                 d, a = tiles.cast_down(across, start, layer, True)
-            elif direction == RIGHT:
+            else:
                 d, a = tiles.cast_right(start, across, layer)
-            elif direction == UP:
+            if d == NO_HIT:
+                lo = k + 2          # the cast read this tile and the next
+                continue
+            d += start - along
+        else:
+            start = ((k - base) << 4) + 15
+            if start > along:
+                start = along
+            if direction == UP:
                 d, a = tiles.cast_up(across, start, layer)
             else:
                 d, a = tiles.cast_left(start, across, layer)
-            if d != NO_HIT:
-                d += (start - along) * dt
-                if d > reach:
-                    return reach + 1, 0
-                return (0 if d < 0 and direction != DOWN else d), a
-            k += dk + dk            # the cast read this tile and the next
-            count -= 2
-        else:
-            k += dk
-            count -= 1
-    return reach + 1, 0
+            if d == NO_HIT:
+                hi = k - 1
+                continue
+            d += along - start
+        if d > reach:
+            return reach + 1, 0
+        return (0 if d < 0 and direction != DOWN else d), a
 
 
 def _object_features(near: float, dx: float, dy: float,
@@ -225,7 +232,7 @@ def _object_features(near: float, dx: float, dy: float,
 
 def _terrain_probes(sim: SimState) -> list[float]:
     p = sim.player.physics
-    tiles = sim.stage.tiles
+    stage = sim.stage
     layer = p.layer
     x = math.floor(p.x)
     y = math.floor(p.y)
@@ -238,8 +245,8 @@ def _terrain_probes(sim: SimState) -> list[float]:
     hr = radii(p)[1]
     feet = y + hr
 
-    wall_mid, _ = ray(tiles, ahead, x, y, layer, WALL_REACH)
-    wall_low, _ = ray(tiles, ahead, x, y + hr // 2, layer, WALL_REACH)
+    wall_mid, _ = ray(stage, ahead, x, y, layer, WALL_REACH)
+    wall_low, _ = ray(stage, ahead, x, y + hr // 2, layer, WALL_REACH)
 
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH
@@ -247,7 +254,7 @@ def _terrain_probes(sim: SimState) -> list[float]:
     slope = 0.0
     gap = 0.0
     for k, dx in enumerate(GROUND_AHEAD):
-        d, a = ray(tiles, DOWN, x + int(look) * dx, top, layer, reach)
+        d, a = ray(stage, DOWN, x + int(look) * dx, top, layer, reach)
         if d > reach:
             ground.append(DROP_REACH / DROP_NORM)
             gap = 1.0
@@ -260,11 +267,11 @@ def _terrain_probes(sim: SimState) -> list[float]:
     if p.on_ground and MODE_OF_ANGLE[p.angle] == FLOOR_MODE:
         below = 0   # standing on a floor: no need to look
     else:
-        below, _ = ray(tiles, DOWN, x, feet, layer, BELOW_REACH)
+        below, _ = ray(stage, DOWN, x, feet, layer, BELOW_REACH)
         below = 0 if below < 0 else below
-    above, _ = ray(tiles, UP, x, y - hr, layer, CEILING_REACH)
+    above, _ = ray(stage, UP, x, y - hr, layer, CEILING_REACH)
 
-    objs = sim.stage.object_tables
+    objs = stage.object_tables
     px, py = p.x, p.y
     best = OBJECT_REACH + 1.0
     edx = edy = 0.0
