@@ -109,24 +109,19 @@ _INV_TIME = 1.0 / TIME_NORM
 _F32 = np.float32
 
 
-def _basic_values(sim: SimState) -> tuple:
-    """The 12 values of the table in the module docstring, unconverted."""
+def extract_observation(sim: SimState) -> np.ndarray:
+    """The 12-value "basic" observation (table in the module docstring)."""
     p = sim.player.physics
     stage = sim.stage
     inv_w = 1.0 / stage.width
     x = p.x
-    return (
+    return np.array((
         x * inv_w, p.y / stage.height, p.x_vel * _INV_SPEED,
         p.y_vel * _INV_SPEED, p.on_ground, p.ground_speed * _INV_SPEED,
         p.is_rolling, p.facing_right, p.angle / 255.0,
         sim.max_x_reached * inv_w, (stage.goal.x - x) * inv_w,
         sim.frame * _INV_TIME,
-    )
-
-
-def extract_observation(sim: SimState) -> np.ndarray:
-    """The 12-value "basic" observation (table in the module docstring)."""
-    return np.array(_basic_values(sim), _F32)
+    ), _F32)
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -316,7 +311,8 @@ def _terrain_probes(sim: SimState) -> list[float]:
 def extract_terrain_observation(sim: SimState) -> np.ndarray:
     """The 28-value "terrain" observation (table in the module docstring):
     the basic 12, then the probes."""
-    return np.array((*_basic_values(sim), *_terrain_probes(sim)), _F32)
+    # Built on the basic vector, which stays one call on the hot path.
+    return np.concatenate((extract_observation(sim), np.array(_terrain_probes(sim), _F32)))
 
 
 # -- the registry ---------------------------------------------------------------
