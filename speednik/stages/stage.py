@@ -3,13 +3,15 @@ derived from them.
 
 A `Stage` is immutable once built, and everything computed from it alone
 belongs to it: the object index the simulation reads every frame, the
-sorted object tables of the observation and token encoders, the tiles
-the probes' rays look at, the token planes, the terrain classes of the pictures. Each is a field declared
-with `derived()` and named in `DERIVED` with the function that builds it
-("module:function", called with the stage). It is built the first time it
-is read, `stage.object_index`, and is then a plain attribute: reading it
-costs no more than reading `stage.width`. So it is built once per stage
-and process, whoever asks first, and lives and dies with the stage.
+sorted object tables of the observation and token encoders, the tiles the
+probes' rays look at, the token planes, the terrain classes of the
+pictures. Each is a field declared with `derived()` and named in `DERIVED`
+with the function that builds it ("module:function", called with the
+stage). It is built the first time it is read, `stage.object_index`, and
+is then a plain attribute: reading it costs no more than reading
+`stage.width`. So it is built once per stage and process, whoever asks
+first, and lives and dies with the stage. (Two threads reading it first
+at once may both build it; they build the same thing and one is kept.)
 
 Derived data is not pickled: a stage sent to another process arrives with
 its built fields only and builds the rest there when they are first read.
