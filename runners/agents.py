@@ -117,21 +117,21 @@ def _feet(p) -> int:
 def _wall_ahead(sim, p) -> tuple[int, int]:
     """(distance from the body's front to a wall ahead, its height above
     the feet, at least): (WALL_REACH + 1, 0) when there is no wall."""
-    stage = sim.stage
+    tiles = sim.stage.tiles
     x = int(p.x)
     feet = _feet(p)
     wr = radii(p)[0]
-    knee, _ = ray(stage, RIGHT, x, feet - KNEE, p.layer, WALL_REACH)
+    knee, _ = ray(tiles, RIGHT, x, feet - KNEE, p.layer, WALL_REACH)
     if knee > WALL_REACH:
         return WALL_REACH + 1, 0
-    waist, _ = ray(stage, RIGHT, x, feet - WAIST, p.layer, WALL_REACH)
+    waist, _ = ray(tiles, RIGHT, x, feet - WAIST, p.layer, WALL_REACH)
     if abs(waist - knee) > WALL_SLACK:
         return WALL_REACH + 1, 0
     # Climb the face to find how tall it is.
     height = WAIST
     while height < 256:
         up = height + 16
-        if ray(stage, RIGHT, x, feet - up, p.layer, knee + WALL_SLACK)[0] > knee + WALL_SLACK:
+        if ray(tiles, RIGHT, x, feet - up, p.layer, knee + WALL_SLACK)[0] > knee + WALL_SLACK:
             break
         height = up
     return max(0, knee - wr), height
@@ -140,12 +140,12 @@ def _wall_ahead(sim, p) -> tuple[int, int]:
 def _pit_ahead(sim, p, ahead: int) -> bool:
     """True when there is no ground `ahead` px in front within PIT_DEPTH
     below the feet."""
-    stage = sim.stage
+    tiles = sim.stage.tiles
     x = int(p.x) + ahead
-    if x >= stage.width:
+    if x >= sim.stage.width:
         return False
     top = _feet(p) - 32
-    d, _ = ray(stage, DOWN, x, top, p.layer, 32 + PIT_DEPTH)
+    d, _ = ray(tiles, DOWN, x, top, p.layer, 32 + PIT_DEPTH)
     return d > 32 + PIT_DEPTH
 
 
@@ -206,11 +206,11 @@ def _landing_on_spikes(sim, p) -> int:
 def _run_up_start(sim, p, spring_x: float) -> float:
     """Where to start a run at a spring: SPRING_RUN_UP px before it, or
     less if the ground ends sooner."""
-    stage = sim.stage
+    tiles = sim.stage.tiles
     top = _feet(p) - 32
     x = spring_x - SPRING_CLEAR
     while x >= spring_x - SPRING_RUN_UP and x > 16:
-        d, _ = ray(stage, DOWN, int(x), top, p.layer, 32 + PIT_DEPTH)
+        d, _ = ray(tiles, DOWN, int(x), top, p.layer, 32 + PIT_DEPTH)
         if d > 32 + PIT_DEPTH:
             return x + 2 * SPRING_CLEAR
         x -= 8

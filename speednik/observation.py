@@ -109,36 +109,29 @@ _INV_TIME = 1.0 / TIME_NORM
 _F32 = np.float32
 
 
-def extract_observation(sim: SimState) -> np.ndarray:
-    """The 12-value "basic" observation (table in the module docstring)."""
+def _basic_values(sim: SimState) -> tuple:
+    """The 12 values of the table in the module docstring, unconverted."""
     p = sim.player.physics
     stage = sim.stage
     inv_w = 1.0 / stage.width
     x = p.x
-    return np.array((
+    return (
         x * inv_w, p.y / stage.height, p.x_vel * _INV_SPEED,
         p.y_vel * _INV_SPEED, p.on_ground, p.ground_speed * _INV_SPEED,
         p.is_rolling, p.facing_right, p.angle / 255.0,
         sim.max_x_reached * inv_w, (stage.goal.x - x) * inv_w,
         sim.frame * _INV_TIME,
-    ), _F32)
+    )
+
+
+def extract_observation(sim: SimState) -> np.ndarray:
+    """The 12-value "basic" observation (table in the module docstring)."""
+    return np.array(_basic_values(sim), _F32)
 
 
 # -- terrain probes -----------------------------------------------------------
 
-def tile_occupancy(stage: Stage) -> tuple[tuple[bytes, bytes], ...]:
-    """Per collision layer, which tiles hold any terrain: (rows, columns),
-    two byte strings with a 1 for such a tile and a 0 for an empty one,
-    row after row and column after column. A ray finds the next tile worth
-    a cast with one `find`. Built once per stage, as `stage.tile_occupancy`."""
-    out = []
-    for grid in stage.tiles.cell_grids:
-        held = (grid != 0).astype(np.uint8)
-        out.append((held.tobytes(), np.ascontiguousarray(held.T).tobytes()))
-    return tuple(out)
-
-
-def ray(stage: Stage, direction: int, x: int, y: int, layer: int,
+def ray(tiles, direction: int, x: int, y: int, layer: int,
         reach: int) -> tuple[int, int]:
     """(distance, surface angle) from pixel (x, y) to the first surface
     along `direction` (DOWN, RIGHT, UP or LEFT of `speednik.terrain`), or
@@ -149,72 +142,68 @@ def ray(stage: Stage, direction: int, x: int, y: int, layer: int,
     DOWN ray: the negative distance up to the surface, when that is within
     a tile or so.
 
-    The ray runs along one row (RIGHT, LEFT) or column (DOWN, UP) of tiles;
-    empty tiles are skipped by a search of the stage's `tile_occupancy`,
-    and a sensor cast runs only where a tile holds something.
+    The ray walks one row (RIGHT, LEFT) or column (DOWN, UP) of tiles.
+    Empty tiles are skipped by index; the sensor cast runs only where a
+    tile holds something, so a long clear ray costs a few list reads.
     """
-    tiles = stage.tiles
+    w = tiles.width_tiles
     if direction & 1:
-        along = x
-        across = y
-        n = tiles.width_tiles
         lane = y >> 4
         if not 0 <= lane < tiles.height_tiles:
             return reach + 1, 0
-        occupied = stage.tile_occupancy[layer][0]
+        along = x
+        n = w
+        k0 = lane * w               # cells[k0 + t * stride] is tile t of the lane
+        stride = 1
     else:
-        along = y
-        across = x
-        n = tiles.height_tiles
         lane = x >> 4
-        if not 0 <= lane < tiles.width_tiles:
+        if not 0 <= lane < w:
             return reach + 1, 0
-        occupied = stage.tile_occupancy[layer][1]
-    # Tiles lane * n + t for t in [lo, hi) are the ones within reach.
-    base = lane * n
-    forward = direction < UP        # DOWN and RIGHT: toward larger coordinates
-    if forward:
-        lo = along >> 4
-        hi = ((along + reach) >> 4) + 1
-        search = occupied.find
+        along = y
+        n = tiles.height_tiles
+        k0 = lane
+        stride = w
+    if direction < UP:              # DOWN, RIGHT: toward larger coordinates
+        low = 0
+        high = n - 1
     else:
-        lo = (along - reach) >> 4
-        hi = (along >> 4) + 1
-        search = occupied.rfind
-    lo = base + (lo if lo > 0 else 0)
-    hi = base + (hi if hi < n else n)
-    while True:
-        k = search(1, lo, hi)
-        if k < 0:
-            return reach + 1, 0
-        # Cast from where the ray enters the tile, or from its start.
-        if forward:
-            start = (k - base) << 4
+        # UP, LEFT walk the mirrored axis (p -> -p - 1, tile t -> -t - 1),
+        # so that every ray runs toward larger coordinates.
+        along = -along - 1
+        low = -n
+        high = -1
+        k0 -= stride
+        stride = -stride
+    t = along >> 4
+    if t < low:
+        t = low
+    last = (along + reach) >> 4
+    if last > high:
+        last = high
+    cells = tiles.cells[layer]
+    while t <= last:
+        if cells[k0 + t * stride]:
+            # Cast from where the ray enters the tile, or from its start.
+            start = t << 4
             if start < along:
                 start = along
             if direction == DOWN:
-                d, a = tiles.cast_down(across, start, layer, True)
+                d, a = tiles.cast_down(x, start, layer, True)
+            elif direction == RIGHT:
+                d, a = tiles.cast_right(start, y, layer)
+            elif direction == UP:
+                d, a = tiles.cast_up(x, -start - 1, layer)
             else:
-                d, a = tiles.cast_right(start, across, layer)
-            if d == NO_HIT:
-                lo = k + 2          # the cast read this tile and the next
-                continue
-            d += start - along
+                d, a = tiles.cast_left(-start - 1, y, layer)
+            if d != NO_HIT:
+                d += start - along
+                if d > reach:
+                    return reach + 1, 0
+                return (d if d >= 0 or direction == DOWN else 0), a
+            t += 2                  # the cast read this tile and the next
         else:
-            start = ((k - base) << 4) + 15
-            if start > along:
-                start = along
-            if direction == UP:
-                d, a = tiles.cast_up(across, start, layer)
-            else:
-                d, a = tiles.cast_left(start, across, layer)
-            if d == NO_HIT:
-                hi = k - 1
-                continue
-            d += along - start
-        if d > reach:
-            return reach + 1, 0
-        return (0 if d < 0 and direction != DOWN else d), a
+            t += 1
+    return reach + 1, 0
 
 
 def _object_features(near: float, dx: float, dy: float,
@@ -228,20 +217,19 @@ def _object_features(near: float, dx: float, dy: float,
 def _terrain_probes(sim: SimState) -> list[float]:
     p = sim.player.physics
     stage = sim.stage
+    tiles = stage.tiles
     layer = p.layer
     x = math.floor(p.x)
     y = math.floor(p.y)
     if p.x_vel >= LOOK_SPEED or (p.x_vel > -LOOK_SPEED and p.facing_right):
-        look = 1.0
-        ahead = RIGHT
+        look, sign, ahead = 1.0, 1, RIGHT
     else:
-        look = -1.0
-        ahead = LEFT
+        look, sign, ahead = -1.0, -1, LEFT
     hr = radii(p)[1]
     feet = y + hr
 
-    wall_mid, _ = ray(stage, ahead, x, y, layer, WALL_REACH)
-    wall_low, _ = ray(stage, ahead, x, y + hr // 2, layer, WALL_REACH)
+    wall_mid, _ = ray(tiles, ahead, x, y, layer, WALL_REACH)
+    wall_low, _ = ray(tiles, ahead, x, y + hr // 2, layer, WALL_REACH)
 
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH
@@ -249,7 +237,7 @@ def _terrain_probes(sim: SimState) -> list[float]:
     slope = 0.0
     gap = 0.0
     for k, dx in enumerate(GROUND_AHEAD):
-        d, a = ray(stage, DOWN, x + int(look) * dx, top, layer, reach)
+        d, a = ray(tiles, DOWN, x + sign * dx, top, layer, reach)
         if d > reach:
             ground.append(DROP_REACH / DROP_NORM)
             gap = 1.0
@@ -262,9 +250,9 @@ def _terrain_probes(sim: SimState) -> list[float]:
     if p.on_ground and MODE_OF_ANGLE[p.angle] == FLOOR_MODE:
         below = 0   # standing on a floor: no need to look
     else:
-        below, _ = ray(stage, DOWN, x, feet, layer, BELOW_REACH)
+        below, _ = ray(tiles, DOWN, x, feet, layer, BELOW_REACH)
         below = 0 if below < 0 else below
-    above, _ = ray(stage, UP, x, y - hr, layer, CEILING_REACH)
+    above, _ = ray(tiles, UP, x, y - hr, layer, CEILING_REACH)
 
     objs = stage.object_tables
     px, py = p.x, p.y
@@ -296,12 +284,12 @@ def _terrain_probes(sim: SimState) -> list[float]:
 
     return [
         look,
-        min(wall_mid, WALL_REACH) / WALL_REACH,
-        min(wall_low, WALL_REACH) / WALL_REACH,
+        (wall_mid if wall_mid < WALL_REACH else WALL_REACH) / WALL_REACH,
+        (wall_low if wall_low < WALL_REACH else WALL_REACH) / WALL_REACH,
         *ground,
         slope,
-        min(below, BELOW_REACH) / BELOW_REACH,
-        min(above, CEILING_REACH) / CEILING_REACH,
+        (below if below < BELOW_REACH else BELOW_REACH) / BELOW_REACH,
+        (above if above < CEILING_REACH else CEILING_REACH) / CEILING_REACH,
         gap,
         *enemy,
         *hazard,
@@ -311,8 +299,7 @@ def _terrain_probes(sim: SimState) -> list[float]:
 def extract_terrain_observation(sim: SimState) -> np.ndarray:
     """The 28-value "terrain" observation (table in the module docstring):
     the basic 12, then the probes."""
-    # Built on the basic vector, which stays one call on the hot path.
-    return np.concatenate((extract_observation(sim), np.array(_terrain_probes(sim), _F32)))
+    return np.array((*_basic_values(sim), *_terrain_probes(sim)), _F32)
 
 
 # -- the registry ---------------------------------------------------------------

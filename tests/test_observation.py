@@ -297,38 +297,36 @@ def _empty_points(grid, n, seed):
 
 def test_rays_match_casts_from_every_pixel():
     grid = _grid(aligned=False, seed=3)
-    stage = build_stage(grid)
-    tiles = stage.tiles
+    tiles = build_stage(grid).tiles
     for x, y, reach in _empty_points(grid, 150, 7):
-        assert ray(stage, RIGHT, x, y, 0, reach)[0] == _cast_march(
+        assert ray(tiles, RIGHT, x, y, 0, reach)[0] == _cast_march(
             lambda a, b: tiles.cast_right(a, b, 0), x, y, 1, 0, reach)
-        assert ray(stage, LEFT, x, y, 0, reach)[0] == _cast_march(
+        assert ray(tiles, LEFT, x, y, 0, reach)[0] == _cast_march(
             lambda a, b: tiles.cast_left(a, b, 0), x, y, -1, 0, reach)
-        assert ray(stage, UP, x, y, 0, reach)[0] == _cast_march(
+        assert ray(tiles, UP, x, y, 0, reach)[0] == _cast_march(
             lambda a, b: tiles.cast_up(a, b, 0), x, y, 0, -1, reach)
-        assert ray(stage, DOWN, x, y, 0, reach)[0] == _cast_march(
+        assert ray(tiles, DOWN, x, y, 0, reach)[0] == _cast_march(
             lambda a, b: tiles.cast_down(a, b, 0, True), x, y, 0, 1, reach)
 
 
 def test_rays_match_a_pixel_scan_on_tile_aligned_terrain():
     grid = _grid(aligned=True, seed=5)
-    stage = build_stage(grid)
-    tiles = stage.tiles
+    tiles = build_stage(grid).tiles
     for x, y, reach in _empty_points(grid, 300, 11):
-        assert ray(stage, RIGHT, x, y, 0, reach)[0] == _scan(grid, x, y, 1, 0, reach, (SOLID,))
-        assert ray(stage, LEFT, x, y, 0, reach)[0] == _scan(grid, x, y, -1, 0, reach, (SOLID,))
-        assert ray(stage, UP, x, y, 0, reach)[0] == _scan(grid, x, y, 0, -1, reach, (SOLID,))
-        d, _ = ray(stage, DOWN, x, y, 0, reach)
+        assert ray(tiles, RIGHT, x, y, 0, reach)[0] == _scan(grid, x, y, 1, 0, reach, (SOLID,))
+        assert ray(tiles, LEFT, x, y, 0, reach)[0] == _scan(grid, x, y, -1, 0, reach, (SOLID,))
+        assert ray(tiles, UP, x, y, 0, reach)[0] == _scan(grid, x, y, 0, -1, reach, (SOLID,))
+        d, _ = ray(tiles, DOWN, x, y, 0, reach)
         assert d == _scan(grid, x, y, 0, 1, reach, (SOLID, TOP_ONLY))
 
 
 def test_rays_outside_the_stage():
-    stage = flat_stage()
-    assert ray(stage, RIGHT, 2000, 100, 0, 64) == (65, 0)
-    assert ray(stage, LEFT, -50, 300, 0, 64) == (65, 0)
-    assert ray(stage, DOWN, 100, -500, 0, 64) == (65, 0)
-    assert ray(stage, DOWN, 100, -40, 0, 400)[0] == FLOOR_Y + 40
-    assert ray(stage, UP, 100, 5000, 0, 64) == (65, 0)
+    tiles = flat_stage().tiles
+    assert ray(tiles, RIGHT, 2000, 100, 0, 64) == (65, 0)
+    assert ray(tiles, LEFT, -50, 300, 0, 64) == (65, 0)
+    assert ray(tiles, DOWN, 100, -500, 0, 64) == (65, 0)
+    assert ray(tiles, DOWN, 100, -40, 0, 400)[0] == FLOOR_Y + 40
+    assert ray(tiles, UP, 100, 5000, 0, 64) == (65, 0)
 
 
 # -- registry -------------------------------------------------------------------

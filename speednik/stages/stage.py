@@ -3,9 +3,8 @@ derived from them.
 
 A `Stage` is immutable once built, and everything computed from it alone
 belongs to it: the object index the simulation reads every frame, the
-sorted object tables of the observation and token encoders, the tiles the
-probes' rays look at, the token planes, the terrain classes of the
-pictures. Each is a field declared with `derived()` and named in `DERIVED`
+sorted object tables of the observation and token encoders, the token
+planes, the terrain classes of the pictures. Each is a field declared with `derived()` and named in `DERIVED`
 with the function that builds it ("module:function", called with the
 stage). It is built the first time it is read, `stage.object_index`, and
 is then a plain attribute: reading it costs no more than reading
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
 DERIVED: dict[str, str] = {
     "object_index": "speednik.objects:ObjectIndex",
     "object_tables": "speednik.objects:ObjectTables",
-    "tile_occupancy": "speednik.observation:tile_occupancy",
     "token_planes": "speednik.tokens:static_planes",
     "terrain_classes": "speednik.render:terrain_classes",
 }
@@ -84,8 +82,6 @@ class Stage:
     object_index: ObjectIndex = derived()
     # Enemies, spikes, rings and checkpoints sorted by x, for the encoders.
     object_tables: ObjectTables = derived()
-    # Which tiles hold terrain, per layer, for the probes' rays.
-    tile_occupancy: tuple[tuple[bytes, bytes], ...] = derived()
     # Per-layer tile planes of terrain, springs, spikes and the goal, padded.
     token_planes: np.ndarray = derived()
     # The (height, width) terrain class image the pictures are drawn from.
