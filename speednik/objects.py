@@ -156,7 +156,11 @@ def interact(sim, prev_x: float, events: list) -> None:
     px0, px1 = p.x - wr, p.x + wr
     py0, py1 = p.y - hr, p.y + hr
     stage = sim.stage
-    for kind, i, x0, y0, x1, y1 in stage.object_index.near(p.x):
+    try:
+        index = stage.object_index
+    except AttributeError:          # its first use on this stage
+        index = stage.derive("object_index")
+    for kind, i, x0, y0, x1, y1 in index.near(p.x):
         if kind == SWITCH:
             if y0 <= p.y <= y1:
                 if prev_x < x0 <= p.x:

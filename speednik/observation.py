@@ -254,7 +254,10 @@ def _terrain_probes(sim: SimState) -> list[float]:
         below = 0 if below < 0 else below
     above, _ = ray(tiles, UP, x, y - hr, layer, CEILING_REACH)
 
-    objs = stage.object_tables
+    try:
+        objs = stage.object_tables
+    except AttributeError:          # its first use on this stage
+        objs = stage.derive("object_tables")
     px, py = p.x, p.y
     best = OBJECT_REACH + 1.0
     edx = edy = 0.0

@@ -6,8 +6,9 @@ a thin progress bar along the top. No display or drawing library is used.
 
 Each stage's terrain is classified once, pixel by pixel (sky, solid, its
 grassy top, top-only ledge, and which collision layer a solid pixel belongs
-to), and kept by the stage as `stage.terrain_classes`; a frame is a slice of that class image through a palette,
-with the objects and the player drawn over it. Terrain solid only on the
+to), and kept by the stage as `stage.terrain_classes`; a frame is a slice
+of that class image through a palette, with the objects and the player
+drawn over it. Terrain solid only on the
 layer the player is not on is drawn faded: the player passes through it.
 
 Colours:
@@ -158,7 +159,7 @@ def terrain_classes(stage: Stage) -> np.ndarray:
 def stage_image(stage: Stage, layer: int = 0) -> np.ndarray:
     """The whole stage's terrain as an RGB image (height, width, 3), as
     seen by a player on `layer`; objects are not drawn."""
-    return PALETTES[layer][stage.terrain_classes]
+    return PALETTES[layer][stage.derive("terrain_classes")]
 
 
 # -- drawing primitives (screen coordinates, clipped) ---------------------------
@@ -225,7 +226,7 @@ def render_frame(sim: SimState, width: int = SCREEN_WIDTH,
     stage = sim.stage
     cam_x, cam_y = camera(sim, width, height)
 
-    classes = stage.terrain_classes
+    classes = stage.derive("terrain_classes")
     view = classes[max(cam_y, 0):cam_y + height, max(cam_x, 0):cam_x + width]
     if view.shape != (height, width):
         padded = np.full((height, width), C_VOID, np.uint8)

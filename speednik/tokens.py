@@ -335,14 +335,19 @@ class TokenEncoder:
     def cell_planes(self, sim: SimState) -> np.ndarray:
         """The window's per-cell features, `(len(CELL_FEATURES), window, window)`."""
         stage = sim.stage
-        t = stage.object_tables
+        try:
+            t = stage.object_tables
+            static = stage.token_planes
+        except AttributeError:      # their first use on this stage
+            t = stage.derive("object_tables")
+            static = stage.derive("token_planes")
         p = sim.player.physics
         w = self.window
         half = w // 2
         tx = math.floor(p.x) >> 4
         ty = math.floor(p.y) >> 4
         row0, col0 = ty - half, tx - half
-        static = stage.token_planes[p.layer]
+        static = static[p.layer]
         r0, c0 = row0 + _PAD, col0 + _PAD
         if 0 <= r0 and r0 + w <= static.shape[1] and 0 <= c0 and c0 + w <= static.shape[2]:
             planes = static[:, r0:r0 + w, c0:c0 + w].copy()

@@ -6,11 +6,25 @@ belongs to it: the object index the simulation reads every frame, the
 sorted object tables of the observation and token encoders, the token
 planes, the terrain classes of the pictures. Each is a field declared with `derived()` and named in `DERIVED`
 with the function that builds it ("module:function", called with the
-stage). It is built the first time it is read, `stage.object_index`, and
-is then a plain attribute: reading it costs no more than reading
-`stage.width`. So it is built once per stage and process, whoever asks
-first, and lives and dies with the stage. (Two threads reading it first
-at once may both build it; they build the same thing and one is kept.)
+stage). `stage.derive("object_index")` builds it the first time it is
+asked for and keeps it in its slot; from then on it is a plain attribute,
+`stage.object_index`, as cheap to read as `stage.width`. So it is built
+once per stage and process, whoever asks first, and lives and dies with
+the stage. (Two threads asking first at once may both build it; they
+build the same thing and one is kept.)
+
+Until it is built, reading the attribute raises AttributeError. Code on
+the per-frame path, which may be the first to need a field, reads it as
+
+    try:
+        index = stage.object_index
+    except AttributeError:          # its first use on this stage
+        index = stage.derive("object_index")
+
+which costs nothing once it is built (a `try` is free when nothing is
+raised); elsewhere `stage.derive(name)` is simpler. The stage has no
+`__getattr__` hook doing this on its own: Python reads every attribute
+of a class with such a hook several times slower, `stage.width` included.
 
 Derived data is not pickled: a stage sent to another process arrives with
 its built fields only and builds the rest there when they are first read.
@@ -87,12 +101,17 @@ class Stage:
     # The (height, width) terrain class image the pictures are drawn from.
     terrain_classes: np.ndarray = derived()
 
-    def __getattr__(self, name: str):
-        # Python calls this only for an attribute with no value: a derived
-        # field not built yet (or a name the stage does not have).
-        target = DERIVED.get(name)
-        if target is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def derive(self, name: str):
+        """The derived field `name` (see `DERIVED`), built now if this is
+        the first time it is needed."""
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            target = DERIVED.get(name)
+            if target is None:
+                raise AttributeError(
+                    f"a stage has no derived field {name!r}; derived fields are "
+                    f"{', '.join(DERIVED)}") from None
         module, function = target.split(":")
         value = getattr(import_module(module), function)(self)
         setattr(self, name, value)
