@@ -105,7 +105,7 @@ def main(argv: list[str]) -> None:
         runs[f"env.step {obs}"] = lambda env=env: env_steps(env, FRAMES)
     try:
         import gymnasium
-        import speednik  # noqa: F401  (registers the ids)
+        import speednik.env  # noqa: F401  (registers the ids)
         wrapped = gymnasium.make(f"speednik/{name.capitalize()}-v0")
         runs["gymnasium.make basic"] = lambda: env_steps(wrapped, FRAMES)
     except Exception as exc:   # a stage without a registered id

@@ -85,7 +85,6 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
             random.seed(config.seed)
-            np.random.seed(config.seed % 2**32)
             t0 = time.perf_counter()
             population = toolbox.population(n=config.population)
             evals = evaluations.assign(population)

@@ -36,6 +36,7 @@ from runners.atomic import atomic_write_bytes
 from runners.episode import resolve_stage
 from runners.result import EpisodeResult, Trajectory
 from speednik.actions import action_to_input
+from speednik.checks import positive_int
 from speednik.constants import FPS
 from speednik.simulation import create_sim, sim_step
 
@@ -165,8 +166,7 @@ def replay_frames(stage: Any, trajectory: Trajectory, stride: int = DEFAULT_STRI
     the trajectory, rendered RGB frame) for every `stride`-th frame and
     the last one. Raises `ReplayMismatchError` as soon as the replay
     leaves the recorded path."""
-    if not isinstance(stride, int) or isinstance(stride, bool) or stride < 1:
-        raise ValueError(f"stride must be a positive integer, got {stride!r}")
+    positive_int(stride, "stride")
     stage = resolve_stage(stage)
     sim = create_sim(stage)
     xs, ys, actions = trajectory.x, trajectory.y, trajectory.action
@@ -192,8 +192,7 @@ def gif_plan(steps: int, stride: int = DEFAULT_STRIDE,
     the stride grows when the episode would need more than `max_frames`."""
     if not isinstance(max_frames, int) or isinstance(max_frames, bool) or max_frames < 2:
         raise ValueError(f"max_frames must be an integer >= 2, got {max_frames!r}")
-    if not isinstance(stride, int) or isinstance(stride, bool) or stride < 1:
-        raise ValueError(f"stride must be a positive integer, got {stride!r}")
+    positive_int(stride, "stride")
     def count(k: int) -> int:
         # Every k-th frame from the first, and the last one.
         return len(range(0, steps, k)) + (1 if (steps - 1) % k else 0)
@@ -274,8 +273,7 @@ def write_replay_gif(result: EpisodeResult | Trajectory, stage: Any,
                          "to animate it")
     if len(traj) == 0:
         raise ValueError("the episode has no frames to animate")
-    if not isinstance(scale, int) or isinstance(scale, bool) or scale < 1:
-        raise ValueError(f"scale must be a positive integer, got {scale!r}")
+    positive_int(scale, "scale")
     stride, count, ms = gif_plan(len(traj), stride, max_frames)
     reason = result.done_reason if isinstance(result, EpisodeResult) else None
     ending = _ending(traj, reason)

@@ -4,8 +4,9 @@
     plot_stage_map("hillside", "run.png", result=recorded)       with a run
     python -m plots stage hillside [--out FILE]
 
-The terrain comes from the tiles' pixel grids, so slopes are drawn as they
-are collided with: earth (solid on both collision layers), steel blue
+The terrain comes from the tiles' pixel grids, classified as for the
+game's own frames (`speednik.render.terrain_masks`), so slopes are drawn
+as they are collided with: earth (solid on both collision layers), steel blue
 (solid on one layer only: the halves of a loop the player passes through
 or runs along depending on the way it came) and tan top-only platforms,
 with a green line on every walkable top. Rings, springs, spikes, enemies
@@ -45,8 +46,8 @@ from plots import new_figure, save_figure
 from runners.episode import resolve_stage
 from runners.result import EpisodeResult, Trajectory
 from speednik.constants import FPS, MAX_SPEED, TOP_SPEED
+from speednik.render import below_open, terrain_masks
 from speednik.stages import Stage
-from speednik.terrain import SOLID, TOP_ONLY
 
 FIG_WIDTH = 24.0            # inches
 EXAGGERATION = 1.5          # vertical stretch, keeps slopes readable
@@ -78,28 +79,16 @@ def terrain_image(stage: Stage, grass_px: int = 4) -> np.ndarray:
     """The stage's terrain as an RGB image (height, width, 3) in the map's
     colours; `grass_px` is the depth of the green top line."""
     h, w = stage.height, stage.width
-    grids = [stage.solidity_grid(layer)
-             for layer in range(len(stage.tiles.cell_grids))]
-    s0 = grids[0] == SOLID
-    s1 = grids[-1] == SOLID
+    s0, s1, ledge = terrain_masks(stage)
     solid = s0 | s1
-    ledge = np.zeros_like(solid)
-    for g in grids:
-        ledge |= g == TOP_ONLY
-    ledge &= ~solid
     img = np.empty((h, w, 3), np.uint8)
     img[:] = SKY
     img[ledge] = LEDGE
     img[s0 & s1] = EARTH
     img[s0 ^ s1] = LOOP
-    # Walkable tops: solid or ledge pixels with open sky just above.
-    ground = solid | ledge
-    top = np.zeros_like(ground)
-    for k in range(1, grass_px + 1):
-        top[k:] |= ground[k:] & ~ground[:-k]
-    # Ledges keep their own colour, so they never pass for solid ground.
-    top &= solid & ~(s0 ^ s1)
-    img[top] = GRASS
+    # Walkable tops: ground (solid or ledge) with open sky just above; only
+    # on earth: ledges and loops keep their own colour.
+    img[below_open(solid | ledge, grass_px) & s0 & s1] = GRASS
     return img
 
 

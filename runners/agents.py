@@ -40,15 +40,14 @@ from speednik.actions import (
 from speednik.constants import (
     GRAVITY,
     JUMP_FORCE,
-    ROLL_HEIGHT_RADIUS,
-    ROLL_WIDTH_RADIUS,
     SPINDASH_MAX_REV,
     STAND_HEIGHT_RADIUS,
     STAND_WIDTH_RADIUS,
 )
 from speednik.enemies import ENEMY_HALF_HEIGHT, ENEMY_HALF_WIDTH, enemy_position
-from speednik.observation import ray_down, ray_right
-from speednik.player import PlayerState
+from speednik.observation import ray
+from speednik.player import PlayerState, radii
+from speednik.terrain import DOWN, RIGHT
 
 from runners.agent import BaseAgent
 from runners.linear import linear_policy
@@ -112,8 +111,7 @@ def _angle_off_flat(angle: int) -> int:
 
 
 def _feet(p) -> int:
-    hr = ROLL_HEIGHT_RADIUS if p.is_rolling else STAND_HEIGHT_RADIUS
-    return int(p.y) + hr
+    return int(p.y) + radii(p)[1]
 
 
 def _wall_ahead(sim, p) -> tuple[int, int]:
@@ -122,18 +120,18 @@ def _wall_ahead(sim, p) -> tuple[int, int]:
     tiles = sim.stage.tiles
     x = int(p.x)
     feet = _feet(p)
-    wr = ROLL_WIDTH_RADIUS if p.is_rolling else STAND_WIDTH_RADIUS
-    knee = ray_right(tiles, x, feet - KNEE, p.layer, WALL_REACH)
+    wr = radii(p)[0]
+    knee, _ = ray(tiles, RIGHT, x, feet - KNEE, p.layer, WALL_REACH)
     if knee > WALL_REACH:
         return WALL_REACH + 1, 0
-    waist = ray_right(tiles, x, feet - WAIST, p.layer, WALL_REACH)
+    waist, _ = ray(tiles, RIGHT, x, feet - WAIST, p.layer, WALL_REACH)
     if abs(waist - knee) > WALL_SLACK:
         return WALL_REACH + 1, 0
     # Climb the face to find how tall it is.
     height = WAIST
     while height < 256:
         up = height + 16
-        if ray_right(tiles, x, feet - up, p.layer, knee + WALL_SLACK) > knee + WALL_SLACK:
+        if ray(tiles, RIGHT, x, feet - up, p.layer, knee + WALL_SLACK)[0] > knee + WALL_SLACK:
             break
         height = up
     return max(0, knee - wr), height
@@ -147,7 +145,7 @@ def _pit_ahead(sim, p, ahead: int) -> bool:
     if x >= sim.stage.width:
         return False
     top = _feet(p) - 32
-    d, _ = ray_down(tiles, x, top, p.layer, 32 + PIT_DEPTH)
+    d, _ = ray(tiles, DOWN, x, top, p.layer, 32 + PIT_DEPTH)
     return d > 32 + PIT_DEPTH
 
 
@@ -188,7 +186,7 @@ def _landing_on_spikes(sim, p) -> int:
     side of their centre it would land on; 0 when it would not."""
     if p.y_vel <= 0.0 or not sim.stage.spikes:
         return 0
-    hr = ROLL_HEIGHT_RADIUS if p.is_rolling else STAND_HEIGHT_RADIUS
+    hr = radii(p)[1]
     for s in sim.stage.spikes:
         # Spikes hurt until the feet are down on the ground they stand on.
         drop = s.y - (p.y + hr)
@@ -212,7 +210,7 @@ def _run_up_start(sim, p, spring_x: float) -> float:
     top = _feet(p) - 32
     x = spring_x - SPRING_CLEAR
     while x >= spring_x - SPRING_RUN_UP and x > 16:
-        d, _ = ray_down(tiles, int(x), top, p.layer, 32 + PIT_DEPTH)
+        d, _ = ray(tiles, DOWN, int(x), top, p.layer, 32 + PIT_DEPTH)
         if d > 32 + PIT_DEPTH:
             return x + 2 * SPRING_CLEAR
         x -= 8

@@ -27,11 +27,11 @@ come from a table built at import, and nothing is recorded unless asked.
 """
 from __future__ import annotations
 
-import numbers
 import os
 from typing import Any, Mapping
 
 from speednik.actions import NUM_ACTIONS, action_to_input, check_action
+from speednik.checks import positive_int as _positive_int
 from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.observation import ObservationEncoder, get_observation
 from speednik.reward import default_reward, make_reward
@@ -69,12 +69,6 @@ def resolve_stage(stage: StageRef) -> Stage:
     raise TypeError(
         "a stage is a name, a .toml path, a Stage or a (seed, difficulty) pair, "
         f"not {type(stage).__name__}")
-
-
-def _positive_int(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{what} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def _build_reward(reward: Any, max_steps: int):
@@ -197,8 +191,7 @@ class EpisodeRunner:
 
         total = 0.0
         frames = 0
-        best = sim.max_x_reached
-        last_gain = 0
+        last_gain = 0       # the last frame that pushed max_x
         held = False
         action = 0
         left = 0            # frames still to play of the current decision
@@ -220,9 +213,7 @@ class EpisodeRunner:
             if events and (sim.goal_reached or sim.player_dead):
                 reason = "goal" if sim.goal_reached else "death"
                 break
-            m = sim.max_x_reached
-            if m > best:
-                best = m
+            if sim.max_x_gain:
                 last_gain = frames
             elif frames - last_gain >= stall:
                 reason = "stalled"

@@ -1,6 +1,6 @@
 """`SpeednikEnv`: the game as a Gymnasium environment.
 
-    import gymnasium, speednik
+    import gymnasium, speednik.env
     env = gymnasium.make("speednik/Hillside-v0")
     obs, info = env.reset()
     obs, reward, terminated, truncated, info = env.step(2)   # hold right
@@ -22,6 +22,9 @@ value means, so Gymnasium's `check_env` finds finite limits. A step after
 the episode ended (terminated or truncated) warns once, as Gymnasium's own
 environments do: reset() first.
 
+Importing this module registers the ids of `ENV_IDS` with Gymnasium;
+`gymnasium.make("speednik.env:speednik/Hillside-v0")` imports it first.
+
 The stage is built once per environment; every reset starts from a copy of
 its pristine initial state. The game has no randomness, so `seed` changes
 nothing but is accepted as Gymnasium requires; `options` are ignored.
@@ -36,6 +39,7 @@ import numpy as np
 from gymnasium import logger, spaces
 
 from speednik.actions import NUM_ACTIONS, action_to_input
+from speednik.checks import positive_int
 from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.observation import TIME_NORM, get_observation, list_observations
 from speednik.reward import CompositeReward, make_reward, default_reward
@@ -90,14 +94,12 @@ class SpeednikEnv(gymnasium.Env):
                  observation: str = "basic", max_steps: int = DEFAULT_MAX_STEPS,
                  render_mode: str | None = None,
                  reward: CompositeReward | Mapping[str, float] | None = None) -> None:
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) \
-                or max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        max_steps = positive_int(max_steps, "max_steps")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"unknown render_mode {render_mode!r}: accepted are None, "
                 f"{', '.join(map(repr, self.metadata['render_modes']))}")
-        self.max_steps = int(max_steps)
+        self.max_steps = max_steps
         self.render_mode = render_mode
 
         if isinstance(stage, (str, os.PathLike)):

@@ -1,8 +1,10 @@
 """Rings, springs, spikes, checkpoints, enemies and layer switches: how the
 player interacts with them each frame.
 
-Objects are found through a spatial index of stage columns, so a frame
-only looks at the few objects near the player.
+Objects are found through a spatial index of stage columns
+(`stage.object_index`), so a frame only looks at the few objects near the
+player. `ObjectTables` (`stage.object_tables`) lists them sorted by x for
+the range queries of the observation and token encoders.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from speednik.constants import (
     SPRING_YELLOW_SPEED,
 )
 from speednik.enemies import ENEMY_HALF_HEIGHT, ENEMY_HALF_WIDTH, enemy_position, enemy_reach
+from speednik.entities import ENEMY_KINDS
 from speednik.events import (
     CheckpointEvent,
     DamageEvent,
@@ -40,7 +43,8 @@ class ObjectIndex:
     """For each column of the stage, the objects a player in it may touch.
 
     Entries are (kind, index, x0, y0, x1, y1) with the box an object can
-    occupy; the per-frame test refines it.
+    occupy; the per-frame test refines it. Built once per stage, as
+    `stage.object_index`.
     """
 
     __slots__ = ("columns",)
@@ -82,6 +86,37 @@ class ObjectIndex:
         return self.columns[c]
 
 
+class ObjectTables:
+    """A stage's enemies, spikes, rings and checkpoints in the order range
+    queries want them, built once per stage as `stage.object_tables`.
+
+    - `enemies`: (index, enemy, kind number: 1 + its ENEMY_KINDS index) by
+      x, with `enemy_x` to bisect; an enemy may be up to `enemy_span` from
+      its x (walkers patrol), so a query widens its range by that much;
+    - `spikes`: (x, y) of the middle of each spikes' box, by x, `spike_x`;
+    - `rings`: (index, x, y) by x, `ring_x`;
+    - `checkpoints`: (index, x, y) in stage order.
+    """
+
+    __slots__ = ("enemies", "enemy_x", "enemy_span", "spikes", "spike_x",
+                 "rings", "ring_x", "checkpoints")
+
+    def __init__(self, stage) -> None:
+        enemies = stage.enemies
+        order = sorted(range(len(enemies)), key=lambda i: enemies[i].x)
+        self.enemies = [(i, enemies[i], 1 + ENEMY_KINDS.index(enemies[i].kind))
+                        for i in order]
+        self.enemy_x = [enemies[i].x for i in order]
+        self.enemy_span = max((e.span for e in enemies if e.kind == "walker"), default=0.0)
+        self.spikes = sorted((s.x, s.y - s.height / 2) for s in stage.spikes)
+        self.spike_x = [x for x, _ in self.spikes]
+        rings = stage.rings
+        order = sorted(range(len(rings)), key=lambda i: rings[i].x)
+        self.rings = [(i, rings[i].x, rings[i].y) for i in order]
+        self.ring_x = [rings[i].x for i in order]
+        self.checkpoints = [(i, c.x, c.y) for i, c in enumerate(stage.checkpoints)]
+
+
 def hurt_player(sim, source_x: float, source: str, events: list) -> None:
     """Knock the player back and take its rings; with none, it dies."""
     player: Player = sim.player
@@ -121,7 +156,11 @@ def interact(sim, prev_x: float, events: list) -> None:
     px0, px1 = p.x - wr, p.x + wr
     py0, py1 = p.y - hr, p.y + hr
     stage = sim.stage
-    for kind, i, x0, y0, x1, y1 in sim.index.near(p.x):
+    try:
+        index = stage.object_index
+    except AttributeError:          # its first use on this stage
+        index = stage.derive("object_index")
+    for kind, i, x0, y0, x1, y1 in index.near(p.x):
         if kind == SWITCH:
             if y0 <= p.y <= y1:
                 if prev_x < x0 <= p.x:
@@ -163,7 +202,6 @@ def interact(sim, prev_x: float, events: list) -> None:
             if not sim.checkpoint_hit[i]:
                 sim.checkpoint_hit[i] = 1
                 c = stage.checkpoints[i]
-                sim.checkpoint_x, sim.checkpoint_y = c.x, c.y
                 events.append(CheckpointEvent(c.x, c.y))
         if player.state == PlayerState.DEAD:
             return

@@ -67,14 +67,10 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from speednik.constants import (
-    DEFAULT_MAX_STEPS,
-    MAX_X_SPEED,
-    ROLL_HEIGHT_RADIUS,
-    STAND_HEIGHT_RADIUS,
-)
+from speednik.constants import DEFAULT_MAX_STEPS, MAX_X_SPEED
 from speednik.enemies import enemy_position
-from speednik.terrain import NO_HIT
+from speednik.player import FLOOR_MODE, MODE_OF_ANGLE, radii
+from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 
 if TYPE_CHECKING:
     from speednik.simulation import SimState
@@ -113,177 +109,101 @@ _INV_TIME = 1.0 / TIME_NORM
 _F32 = np.float32
 
 
-def extract_observation(sim: SimState) -> np.ndarray:
-    """The 12-value "basic" observation (table in the module docstring)."""
+def _basic_values(sim: SimState) -> tuple:
+    """The 12 values of the table in the module docstring, unconverted."""
     p = sim.player.physics
     stage = sim.stage
     inv_w = 1.0 / stage.width
     x = p.x
-    return np.array((
+    return (
         x * inv_w, p.y / stage.height, p.x_vel * _INV_SPEED,
         p.y_vel * _INV_SPEED, p.on_ground, p.ground_speed * _INV_SPEED,
         p.is_rolling, p.facing_right, p.angle / 255.0,
         sim.max_x_reached * inv_w, (stage.goal.x - x) * inv_w,
         sim.frame * _INV_TIME,
-    ), _F32)
+    )
+
+
+def extract_observation(sim: SimState) -> np.ndarray:
+    """The 12-value "basic" observation (table in the module docstring)."""
+    return np.array(_basic_values(sim), _F32)
 
 
 # -- terrain probes -----------------------------------------------------------
 
-def ray_right(tiles, x: int, y: int, layer: int, reach: int) -> int:
-    """Distance from pixel (x, y) to the first solid pixel to its right, or
-    `reach + 1` when there is none within `reach` (never negative).
+def ray(tiles, direction: int, x: int, y: int, layer: int,
+        reach: int) -> tuple[int, int]:
+    """(distance, surface angle) from pixel (x, y) to the first surface
+    along `direction` (DOWN, RIGHT, UP or LEFT of `speednik.terrain`), or
+    (`reach + 1`, 0) when there is none within `reach`.
 
-    Empty tiles are skipped by index; the cast runs only where a tile holds
-    something, so a long clear ray costs a few list reads.
+    A DOWN ray finds top-only ledges too, the others pass through them, as
+    the player does. A start inside solid reads 0 (touching), except for a
+    DOWN ray: the negative distance up to the surface, when that is within
+    a tile or so.
+
+    The ray walks one row (RIGHT, LEFT) or column (DOWN, UP) of tiles.
+    Empty tiles are skipped by index; the sensor cast runs only where a
+    tile holds something, so a long clear ray costs a few list reads.
     """
-    ty = y >> 4
     w = tiles.width_tiles
-    if not 0 <= ty < tiles.height_tiles:
-        return reach + 1
+    if direction & 1:
+        lane = y >> 4
+        if not 0 <= lane < tiles.height_tiles:
+            return reach + 1, 0
+        along = x
+        n = w
+        k0 = lane * w               # cells[k0 + t * stride] is tile t of the lane
+        stride = 1
+    else:
+        lane = x >> 4
+        if not 0 <= lane < w:
+            return reach + 1, 0
+        along = y
+        n = tiles.height_tiles
+        k0 = lane
+        stride = w
+    if direction < UP:              # DOWN, RIGHT: toward larger coordinates
+        low = 0
+        high = n - 1
+    else:
+        # UP, LEFT walk the mirrored axis (p -> -p - 1, tile t -> -t - 1),
+        # so that every ray runs toward larger coordinates.
+        along = -along - 1
+        low = -n
+        high = -1
+        k0 -= stride
+        stride = -stride
+    t = along >> 4
+    if t < low:
+        t = low
+    last = (along + reach) >> 4
+    if last > high:
+        last = high
     cells = tiles.cells[layer]
-    row = ty * w
-    tx = x >> 4
-    if tx < 0:
-        tx = 0
-    last = (x + reach) >> 4
-    if last >= w:
-        last = w - 1
-    while tx <= last:
-        if cells[row + tx]:
-            px = tx << 4
-            if px < x:
-                px = x
-            d, _ = tiles.cast_right(px, y, layer)
+    while t <= last:
+        if cells[k0 + t * stride]:
+            # Cast from where the ray enters the tile, or from its start.
+            start = t << 4
+            if start < along:
+                start = along
+            if direction == DOWN:
+                d, a = tiles.cast_down(x, start, layer, True)
+            elif direction == RIGHT:
+                d, a = tiles.cast_right(start, y, layer)
+            elif direction == UP:
+                d, a = tiles.cast_up(x, -start - 1, layer)
+            else:
+                d, a = tiles.cast_left(-start - 1, y, layer)
             if d != NO_HIT:
-                d += px - x
-                return (d if d > 0 else 0) if d <= reach else reach + 1
-            tx += 2  # the cast read this tile and the next
+                d += start - along
+                if d > reach:
+                    return reach + 1, 0
+                return (d if d >= 0 or direction == DOWN else 0), a
+            t += 2                  # the cast read this tile and the next
         else:
-            tx += 1
-    return reach + 1
-
-
-def ray_left(tiles, x: int, y: int, layer: int, reach: int) -> int:
-    ty = y >> 4
-    w = tiles.width_tiles
-    if not 0 <= ty < tiles.height_tiles:
-        return reach + 1
-    cells = tiles.cells[layer]
-    row = ty * w
-    tx = x >> 4
-    if tx >= w:
-        tx = w - 1
-    last = (x - reach) >> 4
-    if last < 0:
-        last = 0
-    while tx >= last:
-        if cells[row + tx]:
-            px = (tx << 4) + 15
-            if px > x:
-                px = x
-            d, _ = tiles.cast_left(px, y, layer)
-            if d != NO_HIT:
-                d += x - px
-                return (d if d > 0 else 0) if d <= reach else reach + 1
-            tx -= 2
-        else:
-            tx -= 1
-    return reach + 1
-
-
-def ray_down(tiles, x: int, y: int, layer: int, reach: int) -> tuple[int, int]:
-    """(distance, surface angle) from pixel (x, y) down to the first ground,
-    top-only ledges included; (`reach + 1`, 0) when there is none within
-    `reach`. A start inside the ground gives the (negative) distance up to
-    its surface when that is within a tile or so."""
-    tx = x >> 4
-    w = tiles.width_tiles
-    if not 0 <= tx < w:
-        return reach + 1, 0
-    cells = tiles.cells[layer]
-    ty = y >> 4
-    if ty < 0:
-        ty = 0
-    last = (y + reach) >> 4
-    if last >= tiles.height_tiles:
-        last = tiles.height_tiles - 1
-    while ty <= last:
-        if cells[ty * w + tx]:
-            py = ty << 4
-            if py < y:
-                py = y
-            d, a = tiles.cast_down(x, py, layer, True)
-            if d != NO_HIT:
-                d += py - y
-                return (d, a) if d <= reach else (reach + 1, 0)
-            ty += 2
-        else:
-            ty += 1
+            t += 1
     return reach + 1, 0
-
-
-def ray_up(tiles, x: int, y: int, layer: int, reach: int) -> int:
-    tx = x >> 4
-    w = tiles.width_tiles
-    if not 0 <= tx < w:
-        return reach + 1
-    cells = tiles.cells[layer]
-    ty = y >> 4
-    if ty >= tiles.height_tiles:
-        ty = tiles.height_tiles - 1
-    last = (y - reach) >> 4
-    if last < 0:
-        last = 0
-    while ty >= last:
-        if cells[ty * w + tx]:
-            py = (ty << 4) + 15
-            if py > y:
-                py = y
-            d, _ = tiles.cast_up(x, py, layer)
-            if d != NO_HIT:
-                d += y - py
-                return (d if d > 0 else 0) if d <= reach else reach + 1
-            ty -= 2
-        else:
-            ty -= 1
-    return reach + 1
-
-
-@dataclass(slots=True)
-class _StageObjects:
-    """Enemies and spikes of a stage sorted by x, for range queries."""
-
-    stage: Stage
-    enemy_x: list[float]
-    enemies: list[tuple[int, object]]
-    enemy_span: float
-    spike_x: list[float]
-    spikes: list[tuple[float, float]]
-
-
-_OBJECTS_CACHE: dict[int, _StageObjects] = {}
-# Generated stages come and go; keep only the most recent few.
-_CACHE_SIZE = 16
-
-
-def _stage_objects(stage: Stage) -> _StageObjects:
-    hit = _OBJECTS_CACHE.get(id(stage))
-    if hit is not None and hit.stage is stage:
-        return hit
-    order = sorted(range(len(stage.enemies)), key=lambda i: stage.enemies[i].x)
-    enemies = [(i, stage.enemies[i]) for i in order]
-    # Spikes are located by the middle of their box.
-    spikes = sorted((s.x, s.y - s.height / 2) for s in stage.spikes)
-    hit = _StageObjects(
-        stage, [e.x for _, e in enemies], enemies,
-        max((e.span for e in stage.enemies if e.kind == "walker"), default=0.0),
-        [s[0] for s in spikes], spikes)
-    if len(_OBJECTS_CACHE) >= _CACHE_SIZE:
-        _OBJECTS_CACHE.pop(next(iter(_OBJECTS_CACHE)))
-    _OBJECTS_CACHE[id(stage)] = hit
-    return hit
-
 
 
 def _object_features(near: float, dx: float, dy: float,
@@ -296,29 +216,28 @@ def _object_features(near: float, dx: float, dy: float,
 
 def _terrain_probes(sim: SimState) -> list[float]:
     p = sim.player.physics
-    tiles = sim.stage.tiles
+    stage = sim.stage
+    tiles = stage.tiles
     layer = p.layer
     x = math.floor(p.x)
     y = math.floor(p.y)
     if p.x_vel >= LOOK_SPEED or (p.x_vel > -LOOK_SPEED and p.facing_right):
-        look = 1.0
-        wall = ray_right
+        look, sign, ahead = 1.0, 1, RIGHT
     else:
-        look = -1.0
-        wall = ray_left
-    hr = ROLL_HEIGHT_RADIUS if p.is_rolling else STAND_HEIGHT_RADIUS
+        look, sign, ahead = -1.0, -1, LEFT
+    hr = radii(p)[1]
     feet = y + hr
 
-    wall_mid = wall(tiles, x, y, layer, WALL_REACH)
-    wall_low = wall(tiles, x, y + hr // 2, layer, WALL_REACH)
+    wall_mid, _ = ray(tiles, ahead, x, y, layer, WALL_REACH)
+    wall_low, _ = ray(tiles, ahead, x, y + hr // 2, layer, WALL_REACH)
 
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH
     ground: list[float] = []
     slope = 0.0
     gap = 0.0
-    for k, ahead in enumerate(GROUND_AHEAD):
-        d, a = ray_down(tiles, x + int(look) * ahead, top, layer, reach)
+    for k, dx in enumerate(GROUND_AHEAD):
+        d, a = ray(tiles, DOWN, x + sign * dx, top, layer, reach)
         if d > reach:
             ground.append(DROP_REACH / DROP_NORM)
             gap = 1.0
@@ -328,14 +247,17 @@ def _terrain_probes(sim: SimState) -> list[float]:
         if k == 0:
             signed = a - 256 if a >= 128 else a
             slope = signed * look / 64.0
-    if p.on_ground and (p.angle <= 32 or p.angle >= 224):
+    if p.on_ground and MODE_OF_ANGLE[p.angle] == FLOOR_MODE:
         below = 0   # standing on a floor: no need to look
     else:
-        below, _ = ray_down(tiles, x, feet, layer, BELOW_REACH)
+        below, _ = ray(tiles, DOWN, x, feet, layer, BELOW_REACH)
         below = 0 if below < 0 else below
-    above = ray_up(tiles, x, y - hr, layer, CEILING_REACH)
+    above, _ = ray(tiles, UP, x, y - hr, layer, CEILING_REACH)
 
-    objs = _stage_objects(sim.stage)
+    try:
+        objs = stage.object_tables
+    except AttributeError:          # its first use on this stage
+        objs = stage.derive("object_tables")
     px, py = p.x, p.y
     best = OBJECT_REACH + 1.0
     edx = edy = 0.0
@@ -344,7 +266,7 @@ def _terrain_probes(sim: SimState) -> list[float]:
         hi = bisect_right(objs.enemy_x, px + OBJECT_REACH)
         destroyed = sim.enemy_destroyed
         frame = sim.frame
-        for i, enemy in objs.enemies[lo:hi]:
+        for i, enemy, _ in objs.enemies[lo:hi]:
             if destroyed[i]:
                 continue
             ex, ey = enemy_position(enemy, frame)
@@ -369,12 +291,12 @@ def _terrain_probes(sim: SimState) -> list[float]:
 
     return [
         look,
-        min(wall_mid, WALL_REACH) / WALL_REACH,
-        min(wall_low, WALL_REACH) / WALL_REACH,
+        (wall_mid if wall_mid < WALL_REACH else WALL_REACH) / WALL_REACH,
+        (wall_low if wall_low < WALL_REACH else WALL_REACH) / WALL_REACH,
         *ground,
         slope,
-        min(below, BELOW_REACH) / BELOW_REACH,
-        min(above, CEILING_REACH) / CEILING_REACH,
+        (below if below < BELOW_REACH else BELOW_REACH) / BELOW_REACH,
+        (above if above < CEILING_REACH else CEILING_REACH) / CEILING_REACH,
         gap,
         *enemy,
         *hazard,
@@ -382,18 +304,9 @@ def _terrain_probes(sim: SimState) -> list[float]:
 
 
 def extract_terrain_observation(sim: SimState) -> np.ndarray:
-    """The 28-value "terrain" observation (table in the module docstring)."""
-    p = sim.player.physics
-    stage = sim.stage
-    inv_w = 1.0 / stage.width
-    x = p.x
-    return np.array([
-        x * inv_w, p.y / stage.height, p.x_vel * _INV_SPEED,
-        p.y_vel * _INV_SPEED, p.on_ground, p.ground_speed * _INV_SPEED,
-        p.is_rolling, p.facing_right, p.angle / 255.0,
-        sim.max_x_reached * inv_w, (stage.goal.x - x) * inv_w,
-        sim.frame * _INV_TIME, *_terrain_probes(sim),
-    ], _F32)
+    """The 28-value "terrain" observation (table in the module docstring):
+    the basic 12, then the probes."""
+    return np.array((*_basic_values(sim), *_terrain_probes(sim)), _F32)
 
 
 # -- the registry ---------------------------------------------------------------

@@ -15,7 +15,6 @@ from speednik.constants import (
     AIR_DRAG_THRESHOLD,
     DECELERATION,
     FRICTION,
-    MAX_SPEED,
     ROLL_DECELERATION,
     ROLL_FRICTION,
     SLOPE_FACTOR_ROLL_DOWN,
@@ -71,14 +70,6 @@ class PhysicsState:
             self.angle, self.on_ground, self.is_rolling, self.facing_right,
             self.layer, self.jumping, self.control_lock, self.spinrev,
         )
-
-
-def clamp_speed(v: float) -> float:
-    if v > MAX_SPEED:
-        return MAX_SPEED
-    if v < -MAX_SPEED:
-        return -MAX_SPEED
-    return v
 
 
 def apply_ground_input(gs: float, left: bool, right: bool) -> float:

@@ -76,6 +76,8 @@ def ground_mode(angle: int) -> int:
 
 
 MODE_OF_ANGLE = tuple(ground_mode(a) for a in range(256))
+# The mode of a floor: `MODE_OF_ANGLE[angle] == FLOOR_MODE` is the floor test.
+FLOOR_MODE = 0
 
 
 class PlayerState(IntEnum):

@@ -6,8 +6,9 @@ a thin progress bar along the top. No display or drawing library is used.
 
 Each stage's terrain is classified once, pixel by pixel (sky, solid, its
 grassy top, top-only ledge, and which collision layer a solid pixel belongs
-to) and cached; a frame is a slice of that class image through a palette,
-with the objects and the player drawn over it. Terrain solid only on the
+to), and kept by the stage as `stage.terrain_classes`; a frame is a slice
+of that class image through a palette, with the objects and the player
+drawn over it. Terrain solid only on the
 layer the player is not on is drawn faded: the player passes through it.
 
 Colours:
@@ -24,11 +25,11 @@ Colours:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from speednik.checks import positive_int
 from speednik.constants import (
     ROLL_HEIGHT_RADIUS,
     ROLL_WIDTH_RADIUS,
@@ -108,30 +109,38 @@ def _palette(layer: int) -> np.ndarray:
 PALETTES = (_palette(0), _palette(1))
 
 
-@dataclass(slots=True)
-class _StageArt:
-    stage: Stage
-    classes: np.ndarray   # (height, width) uint8 terrain classes
+def terrain_masks(stage: Stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The stage's terrain classified pixel by pixel, as three boolean
+    (height, width) images: solid on layer 0, solid on the last layer (the
+    same as layer 0 on a one-layer stage), and top-only ledge (top-only on
+    some layer and solid on none). Every picture of a stage starts here."""
+    grids = [stage.solidity_grid(layer) for layer in range(len(stage.tiles.cell_grids))]
+    s0 = grids[0] == SOLID
+    s1 = grids[-1] == SOLID
+    ledge = np.zeros_like(s0)
+    for g in grids:
+        ledge |= g == TOP_ONLY
+    ledge &= ~(s0 | s1)
+    return s0, s1, ledge
 
 
-_ART: dict[int, _StageArt] = {}
-_CACHE_SIZE = 8
+def below_open(mask: np.ndarray, depth: int) -> np.ndarray:
+    """Pixels with a pixel outside `mask` at most `depth` rows above them:
+    where `mask` is a surface, the band of its top `depth` rows."""
+    out = np.zeros_like(mask)
+    for k in range(1, depth + 1):
+        out[k:] |= ~mask[:-k]
+    return out
 
 
-def _art(stage: Stage) -> _StageArt:
-    hit = _ART.get(id(stage))
-    if hit is not None and hit.stage is stage:
-        return hit
+def terrain_classes(stage: Stage) -> np.ndarray:
+    """The stage's terrain as a (height, width) uint8 image of the classes
+    above (C_SKY, ...). Built once per stage, as `stage.terrain_classes`."""
     h, w = stage.height, stage.width
-    g0 = stage.solidity_grid(0)
-    g1 = stage.solidity_grid(1) if len(stage.tiles.cell_grids) > 1 else g0
-    s0, s1 = g0 == SOLID, g1 == SOLID
+    s0, s1, ledge = terrain_masks(stage)
     solid = s0 | s1
-    ledge = ((g0 == TOP_ONLY) | (g1 == TOP_ONLY)) & ~solid
     # Grass: solid pixels within GRASS_DEPTH below a non-solid one.
-    exposed = np.zeros_like(solid)
-    for k in range(1, GRASS_DEPTH + 1):
-        exposed[k:] |= ~solid[:-k]
+    exposed = below_open(solid, GRASS_DEPTH)
     cls = np.full((h, w), C_SKY, np.uint8)
     cls[ledge] = C_LEDGE
     edge = ledge.copy()
@@ -144,17 +153,13 @@ def _art(stage: Stage) -> _StageArt:
     ys, xs = np.ogrid[:h, :w]
     dark = (((ys >> 4) + (xs >> 4)) & 1).astype(bool) & np.isin(cls, (C_SOLID, C_SOLID0, C_SOLID1))
     cls[dark] += _DARK
-    hit = _StageArt(stage, cls)
-    if len(_ART) >= _CACHE_SIZE:
-        _ART.pop(next(iter(_ART)))
-    _ART[id(stage)] = hit
-    return hit
+    return cls
 
 
 def stage_image(stage: Stage, layer: int = 0) -> np.ndarray:
     """The whole stage's terrain as an RGB image (height, width, 3), as
     seen by a player on `layer`; objects are not drawn."""
-    return PALETTES[layer][_art(stage).classes]
+    return PALETTES[layer][stage.derive("terrain_classes")]
 
 
 # -- drawing primitives (screen coordinates, clipped) ---------------------------
@@ -217,13 +222,11 @@ def render_frame(sim: SimState, width: int = SCREEN_WIDTH,
     """An RGB image (height * scale, width * scale, 3) uint8 of the view
     around the player."""
     for name, v in (("width", width), ("height", height), ("scale", scale)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        positive_int(v, name)
     stage = sim.stage
-    art = _art(stage)
     cam_x, cam_y = camera(sim, width, height)
 
-    classes = art.classes
+    classes = stage.derive("terrain_classes")
     view = classes[max(cam_y, 0):cam_y + height, max(cam_x, 0):cam_x + width]
     if view.shape != (height, width):
         padded = np.full((height, width), C_VOID, np.uint8)

@@ -33,6 +33,7 @@ import numbers
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 
+from speednik.checks import positive_int
 from speednik.constants import DEFAULT_MAX_STEPS, MAX_X_SPEED
 from speednik.events import DeathEvent, GoalReachedEvent, RingCollectedEvent
 
@@ -68,24 +69,19 @@ class RewardComponent:
 
 @dataclass(slots=True)
 class ProgressReward(RewardComponent):
-    """Reaching new territory: growth of max_x_reached / level_width."""
+    """Reaching new territory: growth of max_x_reached / level_width (the
+    frame's `sim.max_x_gain`)."""
 
     weight: float = 10.0
     name: ClassVar[str] = "progress"
-    _best: float = field(default=0.0, repr=False)
     _scale: float = field(default=0.0, repr=False)
 
     def reset(self, sim: SimState, max_steps: int) -> None:
-        self._best = sim.max_x_reached
         self._scale = self.weight / sim.stage.width
 
     def value(self, sim: SimState, events: Sequence[Event], step: int) -> float:
-        m = sim.max_x_reached
-        if m > self._best:
-            gain = (m - self._best) * self._scale
-            self._best = m
-            return gain
-        return 0.0
+        gain = sim.max_x_gain
+        return gain * self._scale if gain else 0.0
 
 
 @dataclass(slots=True)
@@ -204,7 +200,7 @@ class CompositeReward:
         names = [c.name for c in components]
         if len(set(names)) != len(names):
             raise ValueError(f"reward components must have distinct names, got {names}")
-        max_steps = _positive_int(max_steps, "max_steps")
+        max_steps = positive_int(max_steps, "max_steps")
         for c in components:
             if c.kind not in (CONSTANT, STATE, EVENTS):
                 raise ValueError(
@@ -280,12 +276,6 @@ class CompositeReward:
         self.steps = steps
         self._sums = list(sums)
         self._constant = sum(self.components[i].per_frame() for i in self._constant_idx)
-
-
-def _positive_int(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{what} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def make_reward(weights: Mapping[str, float] | None = None,

@@ -2,9 +2,10 @@
 
 `sim_step` is the single source of truth for what happens in a frame. It
 has no randomness: the same inputs from the same state give the same
-state, frame for frame. A `SimState` shares its stage (terrain, object
-lists, index) with every copy and owns only a few small mutable parts, so
-`sim.copy()` is cheap and a search can branch from any frame.
+state, frame for frame. A `SimState` shares its stage (terrain, objects
+and what is derived from them, such as the object index) with every copy
+and owns only a few small mutable parts, so `sim.copy()` is cheap and a
+search can branch from any frame.
 """
 from __future__ import annotations
 
@@ -21,9 +22,16 @@ from speednik.events import (
     RingCollectedEvent,
     SpringEvent,
 )
-from speednik.objects import ObjectIndex, interact, kill_player
+from speednik.objects import interact, kill_player
 from speednik.physics import InputState
-from speednik.player import Player, create_player, player_update, radii
+from speednik.player import (
+    FLOOR_MODE,
+    MODE_OF_ANGLE,
+    Player,
+    create_player,
+    player_update,
+    radii,
+)
 from speednik.stages import Stage, load_stage
 
 __all__ = [
@@ -35,37 +43,22 @@ __all__ = [
 # The stage's side edges keep the player's centre this far inside.
 EDGE_MARGIN = 16.0
 
-_INDEX_CACHE: dict[int, tuple[Stage, ObjectIndex]] = {}
-# Indexes kept per process, oldest forgotten first (they hold their stage).
-INDEX_CACHE_SIZE = 64
-
-
-def _index_for(stage: Stage) -> ObjectIndex:
-    hit = _INDEX_CACHE.get(id(stage))
-    if hit is None or hit[0] is not stage:
-        while len(_INDEX_CACHE) >= INDEX_CACHE_SIZE:
-            _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
-        hit = (stage, ObjectIndex(stage))
-        _INDEX_CACHE[id(stage)] = hit
-    return hit[1]
-
-
 @dataclass(slots=True)
 class SimState:
     stage: Stage
-    index: ObjectIndex
     player: Player
     ring_taken: bytearray
     enemy_destroyed: bytearray
     checkpoint_hit: bytearray
     frame: int = 0
     max_x_reached: float = 0.0
+    # How far the last frame pushed max_x_reached (0.0: not at all), for
+    # whoever needs "was there progress" without tracking it again.
+    max_x_gain: float = 0.0
     rings_collected: int = 0
     deaths: int = 0
     goal_reached: bool = False
     player_dead: bool = False
-    checkpoint_x: float = 0.0
-    checkpoint_y: float = 0.0
 
     @property
     def goal_x(self) -> float:
@@ -83,21 +76,13 @@ class SimState:
     def level_height(self) -> int:
         return self.stage.height
 
-    @property
-    def tiles(self):
-        return self.stage.tiles
-
-    @property
-    def done(self) -> bool:
-        return self.goal_reached or self.player_dead
-
     def copy(self) -> SimState:
         return SimState(
-            self.stage, self.index, self.player.copy(),
+            self.stage, self.player.copy(),
             bytearray(self.ring_taken), bytearray(self.enemy_destroyed),
             bytearray(self.checkpoint_hit), self.frame, self.max_x_reached,
-            self.rings_collected, self.deaths, self.goal_reached,
-            self.player_dead, self.checkpoint_x, self.checkpoint_y,
+            self.max_x_gain, self.rings_collected, self.deaths, self.goal_reached,
+            self.player_dead,
         )
 
 
@@ -111,14 +96,11 @@ def create_sim(stage: str | Stage) -> SimState:
     player = create_player(stage.start_x, stage.start_y, stage.tiles)
     return SimState(
         stage=stage,
-        index=_index_for(stage),
         player=player,
         ring_taken=bytearray(len(stage.rings)),
         enemy_destroyed=bytearray(len(stage.enemies)),
         checkpoint_hit=bytearray(len(stage.checkpoints)),
         max_x_reached=stage.start_x,
-        checkpoint_x=stage.start_x,
-        checkpoint_y=stage.start_y,
     )
 
 
@@ -129,8 +111,10 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
     returns `[DeathEvent()]` (after death) or `[]` (after the goal).
     """
     if sim.player_dead:
+        sim.max_x_gain = 0.0
         return [DeathEvent()]
     if sim.goal_reached:
+        sim.max_x_gain = 0.0
         return []
     events: list[Event] = []
     player = sim.player
@@ -144,13 +128,13 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
         p.x = EDGE_MARGIN
         if p.x_vel < 0.0:
             p.x_vel = 0.0
-        if p.ground_speed < 0.0 and (p.angle <= 32 or p.angle >= 224):
+        if p.ground_speed < 0.0 and MODE_OF_ANGLE[p.angle] == FLOOR_MODE:
             p.ground_speed = 0.0
     elif p.x > stage.width - EDGE_MARGIN:
         p.x = stage.width - EDGE_MARGIN
         if p.x_vel > 0.0:
             p.x_vel = 0.0
-        if p.ground_speed > 0.0 and (p.angle <= 32 or p.angle >= 224):
+        if p.ground_speed > 0.0 and MODE_OF_ANGLE[p.angle] == FLOOR_MODE:
             p.ground_speed = 0.0
 
     interact(sim, prev_x, events)
@@ -160,7 +144,10 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
 
     sim.frame += 1
     if p.x > sim.max_x_reached:
+        sim.max_x_gain = p.x - sim.max_x_reached
         sim.max_x_reached = p.x
+    else:
+        sim.max_x_gain = 0.0
     if not sim.player_dead and p.x >= stage.goal.x:
         sim.goal_reached = True
         events.append(GoalReachedEvent(sim.frame))

@@ -42,9 +42,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from speednik.actions import NUM_ACTIONS
+from speednik.checks import positive_int
 from speednik.constants import DEFAULT_MAX_STEPS, TILE_SIZE
 from speednik.enemies import enemy_position
-from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
+from speednik.entities import SPRING_DIRECTIONS, SPRING_STRENGTHS
 from speednik.terrain import SOLID, TOP_ONLY
 
 if TYPE_CHECKING:
@@ -197,33 +198,16 @@ _NORMS = np.array([f.normalization for f in FEATURES], np.float32)
 _PAD = 8
 
 
-@dataclass(slots=True)
-class _StageTables:
-    stage: Stage
-    # (layers, cell features, rows + 2 pad, cols + 2 pad): terrain, springs,
-    # spikes and the goal; rings, enemies and checkpoints are filled per call.
-    static: np.ndarray
-    ring_x: list[float]
-    rings: list[tuple[int, float, float]]
-    enemy_x: list[float]
-    enemies: list[tuple[int, object, int]]
-    enemy_span: float
-    checkpoints: list[tuple[int, float, float]]
-
-
-_TABLES: dict[int, _StageTables] = {}
-_CACHE_SIZE = 16
-
-
 def _fill(counts: np.ndarray) -> np.ndarray:
     """Pixel counts of a 16 x 16 tile as 0 (none) or 1..255."""
     return np.where(counts > 0, np.maximum(1, counts * 255 // 256), 0).astype(np.uint8)
 
 
-def _tables(stage: Stage) -> _StageTables:
-    hit = _TABLES.get(id(stage))
-    if hit is not None and hit.stage is stage:
-        return hit
+def static_planes(stage: Stage) -> np.ndarray:
+    """The per-cell features that never change, for every collision layer:
+    `(layers, len(CELL_FEATURES), rows + 2 pad, cols + 2 pad)` uint8 with
+    terrain, springs, spikes and the goal (rings, enemies and checkpoints
+    are filled per call). Built once per stage, as `stage.token_planes`."""
     tiles = stage.tiles
     masks = tiles.masks
     solid = _fill((masks == SOLID).sum(axis=(1, 2)))
@@ -255,20 +239,7 @@ def _tables(stage: Stage) -> _StageTables:
             for c in range(math.floor(x0) // TILE_SIZE, (math.ceil(x1) - 1) // TILE_SIZE + 1):
                 put(_P_SPIKES, c * TILE_SIZE, r * TILE_SIZE, 1)
     put(_P_GOAL, stage.goal.x, stage.goal.y, 1)
-
-    ring_order = sorted(range(len(stage.rings)), key=lambda i: stage.rings[i].x)
-    rings = [(i, stage.rings[i].x, stage.rings[i].y) for i in ring_order]
-    enemy_order = sorted(range(len(stage.enemies)), key=lambda i: stage.enemies[i].x)
-    enemies = [(i, stage.enemies[i], 1 + ENEMY_KINDS.index(stage.enemies[i].kind))
-               for i in enemy_order]
-    hit = _StageTables(
-        stage, static, [r[1] for r in rings], rings, [e[1].x for e in enemies],
-        enemies, max((e.span for e in stage.enemies if e.kind == "walker"), default=0.0),
-        [(i, c.x, c.y) for i, c in enumerate(stage.checkpoints)])
-    if len(_TABLES) >= _CACHE_SIZE:
-        _TABLES.pop(next(iter(_TABLES)))
-    _TABLES[id(stage)] = hit
-    return hit
+    return static
 
 
 def _clip_byte(v: float) -> int:
@@ -291,14 +262,12 @@ class TokenEncoder:
 
     def __init__(self, num_tokens: int = NUM_TOKENS, window: int = WINDOW,
                  max_steps: int = DEFAULT_MAX_STEPS) -> None:
-        if isinstance(num_tokens, bool) or not isinstance(num_tokens, int) or num_tokens < 1:
-            raise ValueError(f"num_tokens must be a positive integer, got {num_tokens!r}")
+        num_tokens = positive_int(num_tokens, "num_tokens")
         if (isinstance(window, bool) or not isinstance(window, int) or window % 2 == 0
                 or not 1 <= window <= MAX_COORD + 1):
             raise ValueError(
                 f"window must be an odd integer in 1..{MAX_COORD + 1}, got {window!r}")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        max_steps = positive_int(max_steps, "max_steps")
         self.num_tokens = num_tokens
         self.window = window
         self.max_steps = max_steps
@@ -365,14 +334,20 @@ class TokenEncoder:
 
     def cell_planes(self, sim: SimState) -> np.ndarray:
         """The window's per-cell features, `(len(CELL_FEATURES), window, window)`."""
-        t = _tables(sim.stage)
+        stage = sim.stage
+        try:
+            t = stage.object_tables
+            static = stage.token_planes
+        except AttributeError:      # their first use on this stage
+            t = stage.derive("object_tables")
+            static = stage.derive("token_planes")
         p = sim.player.physics
         w = self.window
         half = w // 2
         tx = math.floor(p.x) >> 4
         ty = math.floor(p.y) >> 4
         row0, col0 = ty - half, tx - half
-        static = t.static[p.layer]
+        static = static[p.layer]
         r0, c0 = row0 + _PAD, col0 + _PAD
         if 0 <= r0 and r0 + w <= static.shape[1] and 0 <= c0 and c0 + w <= static.shape[2]:
             planes = static[:, r0:r0 + w, c0:c0 + w].copy()

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import speednik  # noqa: F401  (registers the ids)
 from speednik.actions import ACTION_JUMP, ACTION_NOOP, ACTION_RIGHT, action_to_input
 from speednik.entities import Ring
 from speednik.env import ENV_IDS, SpeednikEnv, observation_names
@@ -305,18 +304,20 @@ def _python(code: str) -> str:
     return out.stdout.strip()
 
 
-@pytest.mark.parametrize("imports", [
-    "import speednik; import gymnasium",
-    "import gymnasium; import speednik",
-    "from speednik.env import SpeednikEnv; import gymnasium",
-    "import speednik.simulation; import gymnasium; import speednik.env",
+@pytest.mark.parametrize("imports, env_id", [
+    ("import speednik.env; import gymnasium", "speednik/Hillside-v0"),
+    ("import gymnasium; import speednik.env", "speednik/Hillside-v0"),
+    ("from speednik.env import SpeednikEnv; import gymnasium", "speednik/Hillside-v0"),
+    ("import speednik.simulation; import gymnasium; import speednik.env",
+     "speednik/Hillside-v0"),
+    ("import gymnasium", "speednik.env:speednik/Hillside-v0"),
 ])
-def test_registration_works_in_any_import_order(imports):
+def test_registration_works_in_any_import_order(imports, env_id):
     code = (f"import warnings; warnings.simplefilter('error')\n{imports}\n"
             "import gymnasium\n"
+            f"env = gymnasium.make({env_id!r})\n"
             "ids = sorted(k for k in gymnasium.envs.registry if k.startswith('speednik/'))\n"
             "print(ids)\n"
-            "env = gymnasium.make('speednik/Hillside-v0')\n"
             "print(env.reset()[0].shape)")
     out = _python(code)
     assert "speednik/Hillside-v0" in out and "speednik/Skybridge-v0" in out and "(12,)" in out
@@ -362,3 +363,11 @@ def test_a_step_after_the_end_warns_once_per_episode():
         assert len(caught) == 1
         env.step(0)
         assert len(caught) == 2
+
+
+def test_importing_the_package_imports_nothing_else():
+    out = _python("import sys; import speednik\n"
+                  "print(sorted(m for m in ('gymnasium', 'speednik.env', 'speednik.reward',\n"
+                  "                         'speednik.tokens', 'speednik.observation')\n"
+                  "             if m in sys.modules))")
+    assert out == "[]"

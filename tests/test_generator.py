@@ -127,8 +127,6 @@ def test_the_stage_cache_is_bounded(monkeypatch):
     from speednik import simulation, stages
 
     monkeypatch.setattr(stages, "CACHE_SIZE", 4)
-    monkeypatch.setattr(simulation, "INDEX_CACHE_SIZE", 4)
     for seed in range(8):
         simulation.create_sim(generate_stage(10_000 + seed, "easy"))
     assert len(stages._CACHE) <= 4
-    assert len(simulation._INDEX_CACHE) <= 4

@@ -120,7 +120,8 @@ def test_checkpoint_event_once():
     sim = create_sim(stage)
     events = run(sim, RIGHT, 200)
     hits = [e for e in events if isinstance(e, CheckpointEvent)]
-    assert len(hits) == 1 and sim.checkpoint_x == 500
+    assert len(hits) == 1 and (hits[0].x, hits[0].y) == (500, FLOOR_Y - 48)
+    assert list(sim.checkpoint_hit) == [1]
 
 
 def test_goal_ends_the_stage():

@@ -22,15 +22,12 @@ from speednik.observation import (
     extract_terrain_observation,
     get_observation,
     list_observations,
-    ray_down,
-    ray_left,
-    ray_right,
-    ray_up,
+    ray,
 )
 from speednik.physics import InputState
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage, load_stage
-from speednik.terrain import SOLID, TOP_ONLY
+from speednik.terrain import DOWN, LEFT, RIGHT, SOLID, TOP_ONLY, UP
 from stage_fixtures import (
     BUILTIN_STAGES,
     FLOOR_Y,
@@ -302,13 +299,13 @@ def test_rays_match_casts_from_every_pixel():
     grid = _grid(aligned=False, seed=3)
     tiles = build_stage(grid).tiles
     for x, y, reach in _empty_points(grid, 150, 7):
-        assert ray_right(tiles, x, y, 0, reach) == _cast_march(
+        assert ray(tiles, RIGHT, x, y, 0, reach)[0] == _cast_march(
             lambda a, b: tiles.cast_right(a, b, 0), x, y, 1, 0, reach)
-        assert ray_left(tiles, x, y, 0, reach) == _cast_march(
+        assert ray(tiles, LEFT, x, y, 0, reach)[0] == _cast_march(
             lambda a, b: tiles.cast_left(a, b, 0), x, y, -1, 0, reach)
-        assert ray_up(tiles, x, y, 0, reach) == _cast_march(
+        assert ray(tiles, UP, x, y, 0, reach)[0] == _cast_march(
             lambda a, b: tiles.cast_up(a, b, 0), x, y, 0, -1, reach)
-        assert ray_down(tiles, x, y, 0, reach)[0] == _cast_march(
+        assert ray(tiles, DOWN, x, y, 0, reach)[0] == _cast_march(
             lambda a, b: tiles.cast_down(a, b, 0, True), x, y, 0, 1, reach)
 
 
@@ -316,20 +313,20 @@ def test_rays_match_a_pixel_scan_on_tile_aligned_terrain():
     grid = _grid(aligned=True, seed=5)
     tiles = build_stage(grid).tiles
     for x, y, reach in _empty_points(grid, 300, 11):
-        assert ray_right(tiles, x, y, 0, reach) == _scan(grid, x, y, 1, 0, reach, (SOLID,))
-        assert ray_left(tiles, x, y, 0, reach) == _scan(grid, x, y, -1, 0, reach, (SOLID,))
-        assert ray_up(tiles, x, y, 0, reach) == _scan(grid, x, y, 0, -1, reach, (SOLID,))
-        d, _ = ray_down(tiles, x, y, 0, reach)
+        assert ray(tiles, RIGHT, x, y, 0, reach)[0] == _scan(grid, x, y, 1, 0, reach, (SOLID,))
+        assert ray(tiles, LEFT, x, y, 0, reach)[0] == _scan(grid, x, y, -1, 0, reach, (SOLID,))
+        assert ray(tiles, UP, x, y, 0, reach)[0] == _scan(grid, x, y, 0, -1, reach, (SOLID,))
+        d, _ = ray(tiles, DOWN, x, y, 0, reach)
         assert d == _scan(grid, x, y, 0, 1, reach, (SOLID, TOP_ONLY))
 
 
 def test_rays_outside_the_stage():
     tiles = flat_stage().tiles
-    assert ray_right(tiles, 2000, 100, 0, 64) == 65
-    assert ray_left(tiles, -50, 300, 0, 64) == 65
-    assert ray_down(tiles, 100, -500, 0, 64) == (65, 0)
-    assert ray_down(tiles, 100, -40, 0, 400)[0] == FLOOR_Y + 40
-    assert ray_up(tiles, 100, 5000, 0, 64) == 65
+    assert ray(tiles, RIGHT, 2000, 100, 0, 64) == (65, 0)
+    assert ray(tiles, LEFT, -50, 300, 0, 64) == (65, 0)
+    assert ray(tiles, DOWN, 100, -500, 0, 64) == (65, 0)
+    assert ray(tiles, DOWN, 100, -40, 0, 400)[0] == FLOOR_Y + 40
+    assert ray(tiles, UP, 100, 5000, 0, 64) == (65, 0)
 
 
 # -- registry -------------------------------------------------------------------

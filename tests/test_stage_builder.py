@@ -275,7 +275,7 @@ def test_holding_right_runs_the_loop():
         sim_step(sim, InputState(right=True))
         layers.add(sim.player.physics.layer)
         lowest_y = min(lowest_y, sim.player.physics.y)
-        if sim.done:
+        if sim.goal_reached or sim.player_dead:
             break
     assert sim.goal_reached
     assert layers == {0, 1}
@@ -484,7 +484,7 @@ def play(stage: Stage, policy, frames: int = 3600,
     p = sim.player.physics
     for _ in range(frames):
         sim_step(sim, policy(sim))
-        if sim.done:
+        if sim.goal_reached or sim.player_dead:
             break
         if check_embedding:
             assert stage.tiles.solidity_at(p.x, p.y, p.layer) != SOLID, (

@@ -20,6 +20,7 @@ from speednik.engine.layout import (
     DONE_TIMEOUT,
     EVENT_WIDTH,
     F_MAX_X,
+    F_MAX_X_GAIN,
     F_X,
     F_X_VEL,
     F_Y,
@@ -74,11 +75,10 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
     scores = np.empty(NUM_ACTIONS, np.float64)
     n_components = len(reward_ids)
     rstate = np.empty(R_SUMS + n_components, np.float64)
-    reward_reset(rstate, f[F_MAX_X], s[S_DEAD] != 0, n_components)
+    reward_reset(rstate, s[S_DEAD] != 0, n_components)
 
     total = 0.0
     frames = 0
-    best = f[F_MAX_X]
     last_gain = 0
     held = False
     action = 0
@@ -98,7 +98,7 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
         n = sim_step(st, f, s, gone, BUTTON_LEFT[action], BUTTON_RIGHT[action],
                      pressed, jump, BUTTON_DOWN[action], ev)
         total += reward_step(reward_ids, reward_weights, reward_constant,
-                             max_steps, ints[I_WIDTH], rstate, f[F_MAX_X], f[F_X_VEL],
+                             max_steps, ints[I_WIDTH], rstate, f[F_MAX_X_GAIN], f[F_X_VEL],
                              n, s[S_RINGS_COLLECTED] - rings_before,
                              s[S_GOAL_REACHED] != 0 and goal_before == 0,
                              s[S_DEAD] != 0)
@@ -106,9 +106,7 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
         if n > 0 and (s[S_GOAL_REACHED] or s[S_DEAD]):
             reason = DONE_GOAL if s[S_GOAL_REACHED] else DONE_DEATH
             break
-        m = f[F_MAX_X]
-        if m > best:
-            best = m
+        if f[F_MAX_X_GAIN]:
             last_gain = frames
         elif frames - last_gain >= stall_frames:
             reason = DONE_STALLED

@@ -20,7 +20,8 @@ F_Y_VEL = 3
 F_GROUND_SPEED = 4
 F_SPINREV = 5
 F_MAX_X = 6          # SimState.max_x_reached
-NUM_F = 7
+F_MAX_X_GAIN = 7     # SimState.max_x_gain
+NUM_F = 8
 
 # -- s: int64 ---------------------------------------------------------------------
 S_ANGLE = 0

@@ -16,6 +16,7 @@ import numpy as np
 from speednik.engine.layout import (
     F_GROUND_SPEED,
     F_MAX_X,
+    F_MAX_X_GAIN,
     F_SPINREV,
     F_X,
     F_X_VEL,
@@ -122,11 +123,8 @@ class _Packer:
 
 
 def lower_stage(stage) -> CompiledStage:
-    """The stage's flat arrays (built here; use `compiled_stage` to get
-    the stage's own copy)."""
-    from speednik.objects import ObjectIndex
-    from speednik.observation import _stage_objects
-
+    """The stage's flat arrays (built here; `compiled_stage` gives the
+    stage's own, built once)."""
     tiles = stage.tiles
     ints, floats = _Packer(INT_HEADER, np.int64), _Packer(FLOAT_HEADER, np.float64)
     head: dict[int, int] = {}
@@ -139,7 +137,7 @@ def lower_stage(stage) -> CompiledStage:
                         (I_A_LEFT, tiles.a_left)):
         head[slot] = ints.add(table)
 
-    index = ObjectIndex(stage)
+    index = stage.derive("object_index")
     starts = [0]
     entries: list = []
     for column in index.columns:
@@ -157,8 +155,8 @@ def lower_stage(stage) -> CompiledStage:
     head[I_ENEMY_PERIOD] = ints.add([e.period for e in enemies])
     head[I_SWITCH_RIGHT] = ints.add([s.layer_right for s in stage.layer_switches])
     head[I_SWITCH_LEFT] = ints.add([s.layer_left for s in stage.layer_switches])
-    objs = _stage_objects(stage)
-    head[I_ENEMY_ORDER] = ints.add([i for i, _ in objs.enemies])
+    objs = stage.derive("object_tables")
+    head[I_ENEMY_ORDER] = ints.add([i for i, _, _ in objs.enemies])
     for slot, values in (
             (I_RING_X, [r.x for r in stage.rings]), (I_RING_Y, [r.y for r in stage.rings]),
             (I_SPRING_X, [s.x for s in springs]), (I_SPRING_Y, [s.y for s in springs]),
@@ -196,7 +194,7 @@ def state_arrays(sim) -> tuple[np.ndarray, np.ndarray]:
     s = np.zeros(NUM_S, np.int64)
     f[F_X], f[F_Y], f[F_X_VEL], f[F_Y_VEL] = p.x, p.y, p.x_vel, p.y_vel
     f[F_GROUND_SPEED], f[F_SPINREV] = p.ground_speed, p.spinrev
-    f[F_MAX_X] = sim.max_x_reached
+    f[F_MAX_X], f[F_MAX_X_GAIN] = sim.max_x_reached, sim.max_x_gain
     s[S_ANGLE], s[S_ON_GROUND], s[S_ROLLING] = p.angle, p.on_ground, p.is_rolling
     s[S_FACING_RIGHT], s[S_LAYER], s[S_JUMPING] = p.facing_right, p.layer, p.jumping
     s[S_CONTROL_LOCK], s[S_STATE] = p.control_lock, int(player.state)
@@ -214,7 +212,7 @@ def write_state(sim, f: np.ndarray, s: np.ndarray) -> None:
     p.x, p.y = float(f[F_X]), float(f[F_Y])
     p.x_vel, p.y_vel = float(f[F_X_VEL]), float(f[F_Y_VEL])
     p.ground_speed, p.spinrev = float(f[F_GROUND_SPEED]), float(f[F_SPINREV])
-    sim.max_x_reached = float(f[F_MAX_X])
+    sim.max_x_reached, sim.max_x_gain = float(f[F_MAX_X]), float(f[F_MAX_X_GAIN])
     p.angle, p.on_ground = int(s[S_ANGLE]), bool(s[S_ON_GROUND])
     p.is_rolling, p.facing_right = bool(s[S_ROLLING]), bool(s[S_FACING_RIGHT])
     p.layer, p.jumping = int(s[S_LAYER]), bool(s[S_JUMPING])
@@ -228,4 +226,4 @@ def write_state(sim, f: np.ndarray, s: np.ndarray) -> None:
 
 def compiled_stage(stage) -> CompiledStage:
     """The stage's own flat arrays, lowered on first use."""
-    return stage.derived("compiled", lower_stage)
+    return stage.derive("compiled")

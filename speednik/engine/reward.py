@@ -20,18 +20,16 @@ TIME = REWARD_NAMES.index("time")
 GOAL_BASE = float(GoalReward().base)
 GOAL_TIME_BONUS = float(GoalReward().time_bonus)
 
-# Per-episode reward state, in one float64 array: the best x rewarded so
-# far, whether the death was counted, the steps, then one running sum per
-# component of the composition.
-R_BEST = 0
-R_DEAD = 1
-R_STEPS = 2
-R_SUMS = 3
+# Per-episode reward state, in one float64 array: whether the death was
+# counted, the steps, then one running sum per component of the
+# composition.
+R_DEAD = 0
+R_STEPS = 1
+R_SUMS = 2
 
 
 @frame_jit
-def reward_reset(state, max_x, dead, n_components):
-    state[R_BEST] = max_x
+def reward_reset(state, dead, n_components):
     state[R_DEAD] = 1.0 if dead else 0.0
     state[R_STEPS] = 0.0
     for k in range(n_components):
@@ -39,7 +37,7 @@ def reward_reset(state, max_x, dead, n_components):
 
 
 @frame_jit
-def reward_step(ids, weights, constant, max_steps, width, state, max_x, x_vel,
+def reward_step(ids, weights, constant, max_steps, width, state, max_x_gain, x_vel,
                 n_events, rings_gained, goal_event, death_event):
     """The reward of the frame just simulated."""
     state[R_STEPS] += 1.0
@@ -52,9 +50,8 @@ def reward_step(ids, weights, constant, max_steps, width, state, max_x, x_vel,
         c = ids[k]
         v = 0.0
         if c == PROGRESS:
-            if max_x > state[R_BEST]:
-                v = (max_x - state[R_BEST]) * (w / width)
-                state[R_BEST] = max_x
+            if max_x_gain:
+                v = max_x_gain * (w / width)
         elif c == SPEED:
             v = (x_vel if x_vel >= 0.0 else -x_vel) * (w / MAX_X_SPEED)
         else:

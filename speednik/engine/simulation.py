@@ -9,6 +9,7 @@ from speednik.engine.layout import (
     EV_JUMP,
     F_GROUND_SPEED,
     F_MAX_X,
+    F_MAX_X_GAIN,
     F_X,
     F_X_VEL,
     F_Y,
@@ -28,8 +29,10 @@ from speednik.simulation import EDGE_MARGIN
 def sim_step(st, f, s, gone, left, right, jump_pressed, jump_held, down_held, ev):
     """Advance one frame; returns how many events it wrote to `ev`."""
     if s[S_DEAD]:
+        f[F_MAX_X_GAIN] = 0.0
         return add_event(ev, 0, EV_DEATH, -1, 0.0, 0.0)
     if s[S_GOAL_REACHED]:
+        f[F_MAX_X_GAIN] = 0.0
         return 0
     n = 0
     prev_x = f[F_X]
@@ -56,7 +59,10 @@ def sim_step(st, f, s, gone, left, right, jump_pressed, jump_held, down_held, ev
 
     s[S_FRAME] += 1
     if f[F_X] > f[F_MAX_X]:
+        f[F_MAX_X_GAIN] = f[F_X] - f[F_MAX_X]
         f[F_MAX_X] = f[F_X]
+    else:
+        f[F_MAX_X_GAIN] = 0.0
     if not s[S_DEAD] and f[F_X] >= st.floats[G_GOAL_X]:
         s[S_GOAL_REACHED] = 1
         n = add_event(ev, n, EV_GOAL, s[S_FRAME], 0.0, 0.0)

@@ -8,7 +8,10 @@ generator.
 
 Building is deterministic, so every built stage is kept for the life of
 the process: the same name (or file, or seed and difficulty) gives the
-same `Stage` object, which simulations share and never modify.
+same `Stage` object, which simulations share and never modify. What is
+derived from a stage (its object index, the encoders' tables, ...) is
+built by the stage itself when first needed and kept on it: see
+`speednik.stages.stage`.
 """
 from __future__ import annotations
 

@@ -1,7 +1,44 @@
-"""A built stage: terrain tiles plus everything placed on them."""
+"""A built stage: terrain tiles plus everything placed on them, and what is
+derived from them.
+
+A `Stage` is immutable once built, and everything computed from it alone
+belongs to it: the object index the simulation reads every frame, the
+sorted object tables of the observation and token encoders, the token
+planes, the terrain classes of the pictures, the compiled engine's flat
+arrays. Each is a field declared with `derived()` and named in `DERIVED`
+with the function that builds it ("module:function", called with the
+stage). `stage.derive("object_index")` builds it the first time it is
+asked for and keeps it in its slot; from then on it is a plain attribute,
+`stage.object_index`, as cheap to read as `stage.width`. So it is built
+once per stage and process, whoever asks first, and lives and dies with
+the stage. (Two threads asking first at once may both build it; they
+build the same thing and one is kept.)
+
+Until it is built, reading the attribute raises AttributeError. Code on
+the per-frame path, which may be the first to need a field, reads it as
+
+    try:
+        index = stage.object_index
+    except AttributeError:          # its first use on this stage
+        index = stage.derive("object_index")
+
+which costs nothing once it is built (a `try` is free when nothing is
+raised); elsewhere `stage.derive(name)` is simpler. The stage has no
+`__getattr__` hook doing this on its own: Python reads every attribute
+of a class with such a hook several times slower, `stage.width` included.
+
+Derived data is not pickled: a stage sent to another process arrives with
+its built fields only and builds the rest there when they are first read.
+
+To add one: a `name: Type = derived()` field below and a `DERIVED` entry.
+The builders are imported when first needed, so the stage depends on none
+of those modules until then.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +52,24 @@ from speednik.entities import (
     Spring,
 )
 from speednik.terrain import TileMap
+
+if TYPE_CHECKING:
+    from speednik.engine.lowering import CompiledStage
+    from speednik.objects import ObjectIndex, ObjectTables
+
+# Each derived field, and the function that builds it from a stage.
+DERIVED: dict[str, str] = {
+    "object_index": "speednik.objects:ObjectIndex",
+    "object_tables": "speednik.objects:ObjectTables",
+    "token_planes": "speednik.tokens:static_planes",
+    "terrain_classes": "speednik.render:terrain_classes",
+    "compiled": "speednik.engine.lowering:lower_stage",
+}
+
+
+def derived():
+    """A field computed from the stage when first read (see `DERIVED`)."""
+    return field(init=False, repr=False, compare=False)
 
 
 @dataclass(slots=True)
@@ -38,18 +93,37 @@ class Stage:
     source: str = ""
     # Free-form facts a reader or a plot may want (segment spans, ...).
     meta: dict = field(default_factory=dict)
-    # What is computed from the stage and kept with it (see `derived`).
-    _derived: dict = field(default_factory=dict, init=False, repr=False,
-                           compare=False)
+    # -- derived from the fields above (module docstring) --------------------
+    # Columns of nearby objects, read by every frame's `interact`.
+    object_index: ObjectIndex = derived()
+    # Enemies, spikes, rings and checkpoints sorted by x, for the encoders.
+    object_tables: ObjectTables = derived()
+    # Per-layer tile planes of terrain, springs, spikes and the goal, padded.
+    token_planes: np.ndarray = derived()
+    # The (height, width) terrain class image the pictures are drawn from.
+    terrain_classes: np.ndarray = derived()
+    # The flat arrays the compiled engine reads (speednik.engine.lowering).
+    compiled: CompiledStage = derived()
 
-    def derived(self, key: str, build):
-        """`build(self)`, computed on first use and kept by the stage:
-        the one home of everything derived from a stage, so nothing needs
-        a per-process cache keyed by the stage's identity."""
-        value = self._derived.get(key)
-        if value is None:
-            value = self._derived[key] = build(self)
+    def derive(self, name: str):
+        """The derived field `name` (see `DERIVED`), built now if this is
+        the first time it is needed."""
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            target = DERIVED.get(name)
+            if target is None:
+                raise AttributeError(
+                    f"a stage has no derived field {name!r}; derived fields are "
+                    f"{', '.join(DERIVED)}") from None
+        module, function = target.split(":")
+        value = getattr(import_module(module), function)(self)
+        setattr(self, name, value)
         return value
+
+    def __getstate__(self):
+        # (no __dict__, the slots): the built fields only.
+        return None, {f.name: getattr(self, f.name) for f in fields(self) if f.init}
 
     def solidity_grid(self, layer: int) -> np.ndarray:
         """One collision layer as a (height, width) array of EMPTY /
@@ -60,3 +134,7 @@ class Stage:
         h, w = min(self.height, grid.shape[0]), min(self.width, grid.shape[1])
         out[:h, :w] = grid[:h, :w]
         return out
+
+
+assert set(DERIVED) == {f.name for f in fields(Stage) if not f.init}, \
+    "every derived field of Stage needs its builder in DERIVED, and back"

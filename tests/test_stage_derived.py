@@ -1,0 +1,74 @@
+"""What a stage derives from itself: built once, on first use, by the
+stage; never pickled."""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from speednik.objects import ObjectIndex, ObjectTables
+from speednik.simulation import create_sim, sim_step
+from speednik.physics import InputState
+from speednik.stages import Stage, load_stage
+from speednik.stages.stage import DERIVED
+from stage_fixtures import flat_stage
+
+
+def _built(stage: Stage, name: str) -> bool:
+    try:
+        getattr(Stage, name).__get__(stage)   # the slot itself, not __getattr__
+    except AttributeError:
+        return False
+    return True
+
+
+def test_derived_fields_are_built_on_first_use_and_kept():
+    stage = flat_stage()
+    assert not any(_built(stage, name) for name in DERIVED)
+    with pytest.raises(AttributeError):
+        stage.object_index
+    index = stage.derive("object_index")
+    assert isinstance(index, ObjectIndex) and stage.object_index is index
+    assert stage.derive("object_index") is index
+    assert _built(stage, "object_index") and not _built(stage, "object_tables")
+    assert isinstance(stage.derive("object_tables"), ObjectTables)
+    assert stage.derive("object_tables") is stage.object_tables
+
+
+def test_a_simulation_reads_the_stage_s_own_index():
+    stage = flat_stage()
+    sim = create_sim(stage)
+    sim_step(sim, InputState(right=True))
+    assert _built(stage, "object_index")
+    assert not hasattr(sim, "index")
+
+
+def test_derived_data_is_not_pickled():
+    stage = load_stage("hillside")
+    for name in DERIVED:
+        stage.derive(name)
+    copy = pickle.loads(pickle.dumps(stage))
+    assert not any(_built(copy, name) for name in DERIVED)
+    assert (copy.name, copy.width, copy.goal) == (stage.name, stage.width, stage.goal)
+    assert len(pickle.dumps(stage)) == len(pickle.dumps(copy))
+    assert (copy.derive("token_planes") == stage.token_planes).all()
+
+
+def test_an_unpickled_simulation_builds_what_its_stage_needs():
+    sim = pickle.loads(pickle.dumps(create_sim(load_stage("pipeworks"))))
+    assert not _built(sim.stage, "object_index")
+    for _ in range(30):
+        sim_step(sim, InputState(right=True))
+    assert _built(sim.stage, "object_index") and sim.frame == 30
+
+
+def test_unknown_names_raise():
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        flat_stage().nope
+    with pytest.raises(AttributeError, match="no derived field 'nope'"):
+        flat_stage().derive("nope")
+
+
+def test_reading_a_stage_s_attributes_stays_fast():
+    # A class with __getattr__ has every attribute read through a slower path.
+    assert "__getattr__" not in vars(Stage)
