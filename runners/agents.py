@@ -458,18 +458,23 @@ def build_agent(spec: AgentSpec) -> BaseAgent:
     return params if factory is None else factory(params)
 
 
+def _describe_params(params: Any) -> str:
+    # Arrays by their shape: printing a genome's numbers costs a millisecond,
+    # and a batch labels every item.
+    shape = getattr(params, "shape", None)
+    if shape is not None:
+        return f"{type(params).__name__} of shape {tuple(shape)}"
+    if isinstance(params, (tuple, list)):
+        return "(" + ", ".join(_describe_params(p) for p in params) + ")"
+    return repr(params)
+
+
 def describe_agent_spec(spec: AgentSpec, limit: int = 60) -> str:
     """A short, readable label of a spec for logs and error messages."""
     if isinstance(spec, str):
         text = spec
     elif isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
-        params = spec[1]
-        shape = getattr(params, "shape", None)
-        if shape is not None:
-            inner = f"{type(params).__name__} of shape {tuple(shape)}"
-        else:
-            inner = repr(params)
-        text = f"{spec[0]}({inner})"
+        text = f"{spec[0]}({_describe_params(spec[1])})"
     else:
         text = type(spec).__name__
     return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -16,7 +16,8 @@ import numpy as np
 from speednik.reward import DEFAULT_WEIGHTS, make_reward
 
 from runners.episode import episode_metrics, resolve_stage
-from runners.linear import LinearPolicy, linear_policy
+from runners.linear import genome_size, linear_policy
+from speednik.observation import get_observation
 from runners.result import EpisodeResult
 
 ENGINES = ("python", "compiled")
@@ -47,19 +48,32 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
     from runners.parallel import EpisodeError
     from speednik.engine import run_policy_batch
 
-    policies: list[LinearPolicy] = []
+    # The readable policy's own checks, run on the whole batch at once; an
+    # item that fails them is built as a LinearPolicy for its exact error.
+    genomes: list[np.ndarray] = []
+    observations: list[str] = []
     for index, label, factory, params, _, _ in jobs:
         try:
-            policies.append(factory(params))
-        except Exception as e:
-            raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
+            observation, genome = params
+            genome = np.asarray(genome, dtype=np.float64)
+            size = genome_size(get_observation(observation).size)
+            if genome.shape != (size,) or not np.isfinite(genome).all():
+                raise ValueError
+        except Exception:
+            try:
+                factory(params)
+            except Exception as e:
+                raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
+            raise
+        genomes.append(genome)
+        observations.append(get_observation(observation).name)
 
     # One compiled call per (observation, settings): stages and genomes mix
     # freely inside it.
     groups: dict[tuple, list[int]] = defaultdict(list)
     for k, job in enumerate(jobs):
         config = job[5]
-        groups[(policies[k].observation, config.reward, config.max_steps,
+        groups[(observations[k], config.reward, config.max_steps,
                 config.stall_frames, config.action_repeat)].append(k)
 
     results: list[EpisodeResult | None] = [None] * len(jobs)
@@ -84,7 +98,7 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
                     raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
                 stage_slot[key] = len(stages) - 1
             episode_stage.append(stage_slot[key])
-        params = np.stack([policies[k].genome for k in members])
+        params = np.stack([genomes[k] for k in members])
         batch = run_policy_batch(
             stages, episode_stage, np.arange(len(members)), params,
             observation=observation, reward=reward, max_steps=max_steps,

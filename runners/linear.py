@@ -47,16 +47,18 @@ class LinearPolicy(BaseAgent):
         self.weights = genome[:n].reshape(NUM_ACTIONS, encoder.size)
         self.bias = genome[n:]
         # Row 0 the biases, row 1 + j the weights of observation value j:
-        # a running sum down the rows (np.add.accumulate is sequential)
-        # gives every score in the fixed order.
+        # numpy sums a C-ordered array down its rows (axis 0, not the fast
+        # axis) one row after another, which gives every score in the
+        # fixed order.
         self._terms = np.empty((encoder.size + 1, NUM_ACTIONS))
         self._terms[0] = self.bias
+        self._products = self._terms[1:]
         self._columns = np.ascontiguousarray(self.weights.T)
+        self._scores = np.empty(NUM_ACTIONS)
 
     def get_action(self, obs) -> int:
-        terms = self._terms
-        np.multiply(self._columns, np.asarray(obs)[:, None], out=terms[1:])
-        return int(np.add.accumulate(terms, axis=0)[-1].argmax())
+        np.multiply(self._columns, np.asarray(obs)[:, None], out=self._products)
+        return int(np.add.reduce(self._terms, axis=0, out=self._scores).argmax())
 
     def reset(self) -> None:
         pass
