@@ -139,7 +139,9 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                     _write_outputs(run_dir, config, population, hof, logbook,
                                    evaluations, gen, elapsed, rng_state)
                 else:
-                    write_logbook(run_dir, list(logbook))
+                    # Between checkpoints, which hold the logbook durably,
+                    # the file need not wait for the disk every generation.
+                    write_logbook(run_dir, list(logbook), durable=False)
                 if report:
                     report(record, config, elapsed)
         except (WorkerDiedError, EpisodeError):

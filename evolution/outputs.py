@@ -83,14 +83,14 @@ def read_config(run_dir: str | os.PathLike) -> EvolutionConfig:
         raise RunFileError(f"{Path(run_dir) / CONFIG_NAME}: bad settings ({e})") from None
 
 
-def write_logbook(run_dir: Path, records: list[dict]) -> None:
+def write_logbook(run_dir: Path, records: list[dict], durable: bool = True) -> None:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(LOGBOOK_HEADER),
                             extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for r in records:
         writer.writerow(r)
-    atomic_write_text(Path(run_dir) / LOGBOOK_NAME, buf.getvalue())
+    atomic_write_text(Path(run_dir) / LOGBOOK_NAME, buf.getvalue(), durable)
 
 
 def read_logbook(path: Path) -> list[dict]:

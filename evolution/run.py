@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -365,8 +366,27 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
               f"{r['steps']} frames, {m['rings']} rings, reward {r['total_reward']:.3f}")
     print(f"wall time {_fmt_time(time.perf_counter() - t0)}")
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
-    print(f"draw its fitness curves: {_python()} -m plots fitness {run_dir}")
+    _draw_fitness(run_dir)
     return signals.exit_status if outcome.interrupted else EXIT_OK
+
+
+def _draw_fitness(run_dir: Path) -> None:
+    """fitness.png, drawn by the plots command in a child process: pictures
+    sit above evolution, which imports nothing of them. A picture that
+    cannot be drawn costs the run nothing but a line saying so."""
+    command = [sys.executable, "-m", "plots", "fitness", str(run_dir)]
+    try:
+        drawn = subprocess.run(command, capture_output=True, text=True)
+    except OSError as exc:
+        drawn = None
+        why = str(exc)
+    if drawn is not None and drawn.returncode == 0:
+        print(f"fitness curves: {run_dir / 'fitness.png'}")
+        return
+    if drawn is not None:
+        why = (drawn.stderr.strip().splitlines() or [f"exit status {drawn.returncode}"])[-1]
+    print(f"fitness.png not drawn ({why}); draw it with: "
+          f"{_python()} -m plots fitness {run_dir}")
 
 
 def _prepare_engine(quiet: bool) -> None:

@@ -31,7 +31,11 @@ def _temporary(path: Path) -> tuple[int, Path]:
             continue
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, durable: bool = True) -> None:
+    """Write `data` to `path` whole or not at all. `durable` also waits
+    until the data is on disk (fsync), so it survives a power cut as well
+    as a killed process; a file rewritten every generation and kept whole
+    elsewhere (the checkpoint's logbook) can skip that wait."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temporary(path)
@@ -39,7 +43,8 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -49,8 +54,8 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: str | os.PathLike, text: str, durable: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), durable)
 
 
 def atomic_write_json(path: str | os.PathLike, data: Any) -> None:

@@ -164,8 +164,8 @@ def test_cli_run_prints_each_generation_and_where_things_went(tmp_path):
     assert len(gen_lines) == 3
     assert "left" in gen_lines[-1] and "goals" in gen_lines[-1]
     assert str(out) in proc.stdout and "runners.replay" in proc.stdout
-    assert "plots fitness" in proc.stdout
-    for name in ("config.json", "logbook.csv", "checkpoint.npz", "best.json"):
+    assert f"fitness curves: {out / 'fitness.png'}" in proc.stdout
+    for name in ("config.json", "logbook.csv", "checkpoint.npz", "best.json", "fitness.png"):
         assert (out / name).is_file()
     config = json.loads((out / "config.json").read_text())
     assert config["seed"] == 5 and config["settings"]["population"] == 6
@@ -223,3 +223,32 @@ def test_ctrl_c_checkpoints_and_resumes(tmp_path, workers):
                       "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert load_checkpoint(out).generation == ckpt.generation + 1
+
+
+def test_array_operators_give_deaps_results_exactly():
+    import random
+
+    from deap import tools
+
+    from evolution.ga import clone, cx_blend, make_individual, mut_gaussian
+
+    rng = np.random.default_rng(5)
+    for trial in range(50):
+        a, b = rng.normal(size=(2, 104)) * 3
+        ours = [make_individual(a), make_individual(b)]
+        theirs = [make_individual(a), make_individual(b)]
+        random.seed(trial)
+        cx_blend(*ours, alpha=0.5)
+        mut_gaussian(ours[0], mu=0.0, sigma=0.3, indpb=0.15)
+        after_ours = random.random()
+        random.seed(trial)
+        tools.cxBlend(*theirs, alpha=0.5)
+        tools.mutGaussian(theirs[0], mu=0.0, sigma=0.3, indpb=0.15)
+        assert random.random() == after_ours
+        for x, y in zip(ours, theirs):
+            assert np.array_equal(x, y)
+    ours[0].fitness.values = (1.5,)
+    twin = clone(ours[0])
+    assert twin.fitness.values == (1.5,) and np.array_equal(twin, ours[0])
+    assert twin is not ours[0] and not np.shares_memory(twin, ours[0])
+    assert not clone(ours[1]).fitness.valid
