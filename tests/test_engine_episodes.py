@@ -1,11 +1,10 @@
 """Whole episodes on the compiled engine: the same `EpisodeResult`s as the
 readable runner for random linear genomes over both observations, several
 reward weightings, stall and action-repeat settings; bad input refused
-with the readable runner's errors before compiled code runs; the fuzz
-invariants; evolution runs equal with either engine."""
+with the readable runner's errors before compiled code runs. (The fuzz
+invariants on the engine are in test_fuzz_invariants, evolution on
+either engine in test_evolution.)"""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
@@ -13,11 +12,8 @@ import pytest
 from runners import RunnerConfig, run_episodes
 from runners.linear import genome_size
 from runners.parallel import EpisodeError
-from speednik.engine import CompiledSim, run_policy_batch
-from speednik.stages import generate_stage, list_stages, load_stage
-from speednik.terrain import SOLID
-
-from fuzz_inputs import random_inputs
+from speednik.engine import run_policy_batch
+from speednik.stages import list_stages, load_stage
 
 OBS_SIZE = {"basic": 12, "terrain": 28}
 CONFIGS = [
@@ -95,35 +91,3 @@ def test_unknown_engine_and_bad_batches_are_refused():
         run_policy_batch([stage], [0], [0], np.zeros((1, 104)), observation="pixels")
     with pytest.raises(ValueError, match="indexes 1 stage"):
         run_policy_batch([stage], [1], [0], np.zeros((1, 104)))
-
-
-def _check_compiled_run(stage, seed: int, frames: int) -> int:
-    sim = CompiledSim(stage)
-    tiles = stage.tiles
-    for i, inp in enumerate(random_inputs(seed, frames)):
-        sim.step(inp)
-        state = sim.to_sim()
-        p = state.player.physics
-        where = f"{stage.name} seed {seed} frame {i}"
-        for v in (p.x, p.y, p.x_vel, p.y_vel, p.ground_speed):
-            assert not math.isnan(v), where
-        assert abs(p.x_vel) <= 16.0 and abs(p.y_vel) <= 16.0, where
-        assert abs(p.ground_speed) <= 16.0, where
-        if p.on_ground:
-            assert tiles.solidity_at(p.x, p.y, p.layer) != SOLID, where
-        if state.player_dead or state.goal_reached:
-            break
-    return i + 1
-
-
-@pytest.mark.parametrize("name", list_stages())
-def test_fuzz_invariants_hold_on_the_compiled_engine(name):
-    stage = load_stage(name)
-    frames = sum(_check_compiled_run(stage, seed, 3000) for seed in range(100, 110))
-    assert frames > 5000
-
-
-def test_fuzz_invariants_hold_on_generated_stages_compiled():
-    for difficulty in ("easy", "medium", "hard"):
-        for seed in range(3):
-            _check_compiled_run(generate_stage(seed, difficulty), 500 + seed, 2000)

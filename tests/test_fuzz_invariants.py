@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from speednik.engine import CompiledSim
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage, list_stages, load_stage
 from speednik.terrain import SOLID
@@ -16,12 +17,19 @@ from terrain_builders import loop_stage
 FRAMES_PER_RUN = 6000
 
 
-def check_run(stage, seed: int, frames: int = FRAMES_PER_RUN) -> int:
+def check_run(stage, seed: int, frames: int = FRAMES_PER_RUN, compiled: bool = False) -> int:
+    """Random play checked every frame; `compiled` plays it on the
+    compiled engine (and checks its state, read back every frame)."""
     sim = create_sim(stage)
-    p = sim.player.physics
+    engine = CompiledSim(sim) if compiled else None
     tiles = stage.tiles
     for i, inp in enumerate(random_inputs(seed, frames)):
-        sim_step(sim, inp)
+        if engine is None:
+            sim_step(sim, inp)
+        else:
+            engine.step(inp)
+            sim = engine.to_sim()
+        p = sim.player.physics
         where = f"{stage.name} seed {seed} frame {i} at ({p.x:.1f}, {p.y:.1f})"
         for v in (p.x, p.y, p.x_vel, p.y_vel, p.ground_speed):
             assert not math.isnan(v), f"NaN, {where}"
@@ -55,3 +63,20 @@ def test_fuzz_loops():
         stage, _ = loop_stage(radius, lead=400, tail=400)
         for seed in range(12):
             check_run(stage, seed, 3000)
+
+
+@pytest.mark.parametrize("name", list_stages())
+def test_fuzz_builtin_stages_on_the_compiled_engine(name):
+    stage = load_stage(name)
+    frames = sum(check_run(stage, seed, 3000, compiled=True) for seed in range(100, 110))
+    assert frames > 5000
+
+
+def test_fuzz_generated_stages_and_loops_on_the_compiled_engine():
+    for difficulty in ("easy", "medium", "hard"):
+        for seed in range(3):
+            check_run(generate_stage(seed, difficulty), 500 + seed, 2000, compiled=True)
+    for radius in (48, 128):
+        stage, _ = loop_stage(radius, lead=400, tail=400)
+        for seed in range(3):
+            check_run(stage, seed, 2000, compiled=True)

@@ -57,8 +57,9 @@ from speednik.observation import (
     _INV_TIME,
 )
 from speednik.observation import GROUND_AHEAD as _GROUND_AHEAD
-from speednik.constants import ROLL_HEIGHT_RADIUS, STAND_HEIGHT_RADIUS
-from speednik.terrain import NO_HIT
+from speednik.engine.player import MODE_OF_ANGLE, radii
+from speednik.player import FLOOR_MODE
+from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 
 GROUND_NEAR, GROUND_MID, GROUND_FAR = _GROUND_AHEAD
 
@@ -97,119 +98,76 @@ def observe(kind, st, f, s, gone, out):
 # -- terrain probes -----------------------------------------------------------
 
 @frame_jit
-def ray_right(st, x, y, layer, reach):
-    ty = y >> 4
+def _cell_has_tile(st, layer, k):
+    """The readable `tiles.cells[layer][k]` (k = ty * width_tiles + tx)."""
     w = width_tiles(st)
-    if not 0 <= ty < height_tiles(st):
-        return reach + 1
-    tx = x >> 4
-    if tx < 0:
-        tx = 0
-    last = (x + reach) >> 4
-    if last >= w:
-        last = w - 1
-    while tx <= last:
-        if has_tile(st, layer, tx, ty):
-            px = tx << 4
-            if px < x:
-                px = x
-            d, _ = cast_right(st, px, y, layer)
-            if d != NO_HIT:
-                d += px - x
-                return (d if d > 0 else 0) if d <= reach else reach + 1
-            tx += 2
-        else:
-            tx += 1
-    return reach + 1
+    return has_tile(st, layer, k % w, k // w)
 
 
 @frame_jit
-def ray_left(st, x, y, layer, reach):
-    ty = y >> 4
+def ray(st, direction, x, y, layer, reach):
+    """`speednik.observation.ray`: (distance, surface angle) along
+    `direction`, or (reach + 1, 0) with no surface within reach."""
     w = width_tiles(st)
-    if not 0 <= ty < height_tiles(st):
-        return reach + 1
-    tx = x >> 4
-    if tx >= w:
-        tx = w - 1
-    last = (x - reach) >> 4
-    if last < 0:
-        last = 0
-    while tx >= last:
-        if has_tile(st, layer, tx, ty):
-            px = (tx << 4) + 15
-            if px > x:
-                px = x
-            d, _ = cast_left(st, px, y, layer)
+    if direction & 1:
+        lane = y >> 4
+        if not 0 <= lane < height_tiles(st):
+            return reach + 1, 0
+        along = x
+        n = w
+        k0 = lane * w
+        stride = 1
+    else:
+        lane = x >> 4
+        if not 0 <= lane < w:
+            return reach + 1, 0
+        along = y
+        n = height_tiles(st)
+        k0 = lane
+        stride = w
+    if direction < UP:
+        low = 0
+        high = n - 1
+    else:
+        along = -along - 1
+        low = -n
+        high = -1
+        k0 -= stride
+        stride = -stride
+    t = along >> 4
+    if t < low:
+        t = low
+    last = (along + reach) >> 4
+    if last > high:
+        last = high
+    while t <= last:
+        if _cell_has_tile(st, layer, k0 + t * stride):
+            start = t << 4
+            if start < along:
+                start = along
+            if direction == DOWN:
+                d, a = cast_down(st, x, start, layer, True)
+            elif direction == RIGHT:
+                d, a = cast_right(st, start, y, layer)
+            elif direction == UP:
+                d, a = cast_up(st, x, -start - 1, layer)
+            else:
+                d, a = cast_left(st, -start - 1, y, layer)
             if d != NO_HIT:
-                d += x - px
-                return (d if d > 0 else 0) if d <= reach else reach + 1
-            tx -= 2
+                d += start - along
+                if d > reach:
+                    return reach + 1, 0
+                return (d if d >= 0 or direction == DOWN else 0), a
+            t += 2
         else:
-            tx -= 1
-    return reach + 1
-
-
-@frame_jit
-def ray_down(st, x, y, layer, reach):
-    tx = x >> 4
-    w = width_tiles(st)
-    if not 0 <= tx < w:
-        return reach + 1, 0
-    ty = y >> 4
-    if ty < 0:
-        ty = 0
-    last = (y + reach) >> 4
-    if last >= height_tiles(st):
-        last = height_tiles(st) - 1
-    while ty <= last:
-        if has_tile(st, layer, tx, ty):
-            py = ty << 4
-            if py < y:
-                py = y
-            d, a = cast_down(st, x, py, layer, True)
-            if d != NO_HIT:
-                d += py - y
-                if d <= reach:
-                    return d, a
-                return reach + 1, 0
-            ty += 2
-        else:
-            ty += 1
+            t += 1
     return reach + 1, 0
 
 
 @frame_jit
-def ray_up(st, x, y, layer, reach):
-    tx = x >> 4
-    w = width_tiles(st)
-    if not 0 <= tx < w:
-        return reach + 1
-    ty = y >> 4
-    if ty >= height_tiles(st):
-        ty = height_tiles(st) - 1
-    last = (y - reach) >> 4
-    if last < 0:
-        last = 0
-    while ty >= last:
-        if has_tile(st, layer, tx, ty):
-            py = (ty << 4) + 15
-            if py > y:
-                py = y
-            d, _ = cast_up(st, x, py, layer)
-            if d != NO_HIT:
-                d += y - py
-                return (d if d > 0 else 0) if d <= reach else reach + 1
-            ty -= 2
-        else:
-            ty -= 1
-    return reach + 1
-
-
-@frame_jit
-def _ground_probe(st, x, top, feet, layer, reach, look, ahead, out, k):
+def _ground_probe(st, x, top, feet, layer, reach, sign, ahead, out, k):
     """One ground-ahead probe into out[k]; returns (found, angle)."""
-    d, a = ray_down(st, x + int(look) * ahead, top, layer, reach)
+    d, a = ray(st, DOWN, x + sign * ahead, top, layer, reach)
     if d > reach:
         out[k] = DROP_REACH / DROP_NORM
         return False, 0
@@ -263,44 +221,41 @@ def terrain_probes(st, f, s, gone, out):
     x = int(math.floor(f[F_X]))
     y = int(math.floor(f[F_Y]))
     x_vel = f[F_X_VEL]
-    look_right = x_vel >= LOOK_SPEED or (x_vel > -LOOK_SPEED and s[S_FACING_RIGHT] != 0)
-    look = 1.0 if look_right else -1.0
-    hr = ROLL_HEIGHT_RADIUS if s[S_ROLLING] else STAND_HEIGHT_RADIUS
+    if x_vel >= LOOK_SPEED or (x_vel > -LOOK_SPEED and s[S_FACING_RIGHT] != 0):
+        look, sign, ahead = 1.0, 1, RIGHT
+    else:
+        look, sign, ahead = -1.0, -1, LEFT
+    hr = radii(s)[1]
     feet = y + hr
 
-    if look_right:
-        wall_mid = ray_right(st, x, y, layer, WALL_REACH)
-        wall_low = ray_right(st, x, y + hr // 2, layer, WALL_REACH)
-    else:
-        wall_mid = ray_left(st, x, y, layer, WALL_REACH)
-        wall_low = ray_left(st, x, y + hr // 2, layer, WALL_REACH)
+    wall_mid, _ = ray(st, ahead, x, y, layer, WALL_REACH)
+    wall_low, _ = ray(st, ahead, x, y + hr // 2, layer, WALL_REACH)
 
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH
     slope = 0.0
-    found, a = _ground_probe(st, x, top, feet, layer, reach, look, GROUND_NEAR, out, 15)
+    found, a = _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_NEAR, out, 15)
     gap = 0.0 if found else 1.0
     if found:
         signed = a - 256 if a >= 128 else a
         slope = signed * look / 64.0
-    if not _ground_probe(st, x, top, feet, layer, reach, look, GROUND_MID, out, 16)[0]:
+    if not _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_MID, out, 16)[0]:
         gap = 1.0
-    if not _ground_probe(st, x, top, feet, layer, reach, look, GROUND_FAR, out, 17)[0]:
+    if not _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_FAR, out, 17)[0]:
         gap = 1.0
-    angle = s[S_ANGLE]
-    if s[S_ON_GROUND] and (angle <= 32 or angle >= 224):
+    if s[S_ON_GROUND] and MODE_OF_ANGLE[s[S_ANGLE]] == FLOOR_MODE:
         below = 0
     else:
-        below, _ = ray_down(st, x, feet, layer, BELOW_REACH)
+        below, _ = ray(st, DOWN, x, feet, layer, BELOW_REACH)
         below = 0 if below < 0 else below
-    above = ray_up(st, x, y - hr, layer, CEILING_REACH)
+    above, _ = ray(st, UP, x, y - hr, layer, CEILING_REACH)
 
     out[12] = look
-    out[13] = min(wall_mid, WALL_REACH) / WALL_REACH
-    out[14] = min(wall_low, WALL_REACH) / WALL_REACH
+    out[13] = (wall_mid if wall_mid < WALL_REACH else WALL_REACH) / WALL_REACH
+    out[14] = (wall_low if wall_low < WALL_REACH else WALL_REACH) / WALL_REACH
     out[18] = slope
-    out[19] = min(below, BELOW_REACH) / BELOW_REACH
-    out[20] = min(above, CEILING_REACH) / CEILING_REACH
+    out[19] = (below if below < BELOW_REACH else BELOW_REACH) / BELOW_REACH
+    out[20] = (above if above < CEILING_REACH else CEILING_REACH) / CEILING_REACH
     out[21] = gap
 
     px, py = f[F_X], f[F_Y]
