@@ -9,8 +9,6 @@ and returns the new count.
 """
 from __future__ import annotations
 
-from speednik.engine.jit import frame_jit
-
 from speednik.constants import (
     HURT_X_SPEED,
     HURT_Y_SPEED,
@@ -19,6 +17,7 @@ from speednik.constants import (
     SPRING_YELLOW_SPEED,
 )
 from speednik.enemies import ENEMY_HALF_HEIGHT, ENEMY_HALF_WIDTH
+from speednik.engine.jit import frame_jit
 from speednik.engine.layout import (
     EV_CHECKPOINT,
     EV_DAMAGE,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from speednik.engine.jit import frame_jit
-
 from speednik.engine.layout import (
     F_GROUND_SPEED,
     F_MAX_X,

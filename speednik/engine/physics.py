@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from speednik.engine.jit import frame_jit
 
 from speednik.constants import (
     ACCELERATION,
@@ -21,6 +20,7 @@ from speednik.constants import (
     TOP_SPEED,
 )
 from speednik import physics as _readable
+from speednik.engine.jit import frame_jit
 
 # The readable tables themselves, so both engines use the same sines.
 SIN = np.array(_readable.SIN, dtype=np.float64)

@@ -7,7 +7,6 @@ module, in the same order of steps.
 from __future__ import annotations
 
 import numpy as np
-from speednik.engine.jit import frame_jit
 
 from speednik.constants import (
     FALL_SPEED_CAP,
@@ -33,6 +32,7 @@ from speednik.constants import (
     WALL_SENSOR_FLAT_DROP,
     WALL_SENSOR_REACH,
 )
+from speednik.engine.jit import frame_jit
 from speednik.engine.layout import (
     F_GROUND_SPEED,
     F_SPINREV,

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import math
 
-from speednik.engine.jit import frame_jit
-
 from speednik.actions import NUM_ACTIONS
+from speednik.engine.jit import frame_jit
 
 POLICY_LINEAR = 0
 POLICY_KINDS = ("linear",)

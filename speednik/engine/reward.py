@@ -5,9 +5,9 @@ with events, summed in the same order as `CompositeReward.step`."""
 from __future__ import annotations
 
 import numpy as np
-from speednik.engine.jit import frame_jit
 
 from speednik.constants import MAX_X_SPEED
+from speednik.engine.jit import frame_jit
 from speednik.reward import REWARD_COMPONENTS, GoalReward
 
 REWARD_NAMES = tuple(REWARD_COMPONENTS)

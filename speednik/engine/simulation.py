@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from speednik.engine.jit import frame_jit
-
 from speednik.engine.layout import (
     EV_DEATH,
     EV_GOAL,
