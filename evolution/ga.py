@@ -40,11 +40,11 @@ def random_genome(size: int, sigma: float) -> Individual:
     return make_individual([random.gauss(0.0, sigma) for _ in range(size)])
 
 
-# DEAP's blend crossover and Gaussian mutation, on whole arrays. DEAP's own
-# walk the genome in Python one number at a time, which cost a run more
-# than its evaluation once episodes were compiled. These draw the same
-# random numbers in the same order and do the same arithmetic on each
-# number, so they give DEAP's results exactly (a test compares them).
+# DEAP's blend crossover, on whole arrays. DEAP's own walks the genome in
+# Python one number at a time, and with episodes compiled it cost a run
+# more than selection and mutation together. This draws the same random
+# numbers in the same order and does the same arithmetic on each number,
+# so it gives DEAP's result exactly (a test compares them).
 
 def cx_blend(ind1: np.ndarray, ind2: np.ndarray, alpha: float):
     """`deap.tools.cxBlend`, element for element."""
@@ -56,34 +56,12 @@ def cx_blend(ind1: np.ndarray, ind2: np.ndarray, alpha: float):
     return ind1, ind2
 
 
-def mut_gaussian(individual: np.ndarray, mu: float, sigma: float, indpb: float):
-    """`deap.tools.mutGaussian` with one mu, sigma and indpb for all genes."""
-    moved, steps = [], []
-    for i in range(len(individual)):
-        if random.random() < indpb:
-            moved.append(i)
-            steps.append(random.gauss(mu, sigma))
-    if moved:
-        individual[moved] += np.array(steps)
-    return individual,
-
-
-def clone(ind: Individual) -> Individual:
-    """A copy with the same fitness: `toolbox.clone` without deepcopy's
-    walk through the individual's attributes."""
-    copy = make_individual(ind)
-    if ind.fitness.valid:
-        copy.fitness.values = ind.fitness.values
-    return copy
-
-
 def build_toolbox(config: EvolutionConfig, genome_size: int) -> base.Toolbox:
     tb = base.Toolbox()
     tb.register("individual", random_genome, genome_size, config.init_sigma)
     tb.register("population", tools.initRepeat, list, tb.individual)
-    tb.register("clone", clone)
     tb.register("mate", cx_blend, alpha=0.5)
-    tb.register("mutate", mut_gaussian, mu=0.0, sigma=config.mut_sigma,
+    tb.register("mutate", tools.mutGaussian, mu=0.0, sigma=config.mut_sigma,
                 indpb=config.mut_indpb)
     tb.register("select", tools.selTournament, tournsize=config.tournament)
     return tb

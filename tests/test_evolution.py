@@ -225,12 +225,12 @@ def test_ctrl_c_checkpoints_and_resumes(tmp_path, workers):
     assert load_checkpoint(out).generation == ckpt.generation + 1
 
 
-def test_array_operators_give_deaps_results_exactly():
+def test_array_crossover_gives_deaps_result_exactly():
     import random
 
     from deap import tools
 
-    from evolution.ga import clone, cx_blend, make_individual, mut_gaussian
+    from evolution.ga import cx_blend, make_individual
 
     rng = np.random.default_rng(5)
     for trial in range(50):
@@ -239,16 +239,10 @@ def test_array_operators_give_deaps_results_exactly():
         theirs = [make_individual(a), make_individual(b)]
         random.seed(trial)
         cx_blend(*ours, alpha=0.5)
-        mut_gaussian(ours[0], mu=0.0, sigma=0.3, indpb=0.15)
         after_ours = random.random()
         random.seed(trial)
         tools.cxBlend(*theirs, alpha=0.5)
-        tools.mutGaussian(theirs[0], mu=0.0, sigma=0.3, indpb=0.15)
         assert random.random() == after_ours
         for x, y in zip(ours, theirs):
             assert np.array_equal(x, y)
-    ours[0].fitness.values = (1.5,)
-    twin = clone(ours[0])
-    assert twin.fitness.values == (1.5,) and np.array_equal(twin, ours[0])
-    assert twin is not ours[0] and not np.shares_memory(twin, ours[0])
-    assert not clone(ours[1]).fitness.valid
+        assert not np.array_equal(ours[0], a)
