@@ -91,3 +91,37 @@ def test_unknown_engine_and_bad_batches_are_refused():
         run_policy_batch([stage], [0], [0], np.zeros((1, 104)), observation="pixels")
     with pytest.raises(ValueError, match="indexes 1 stage"):
         run_policy_batch([stage], [1], [0], np.zeros((1, 104)))
+
+
+CONCURRENT_BATCHES = """
+import numpy as np
+from concurrent.futures import ThreadPoolExecutor
+from runners.linear import genome_size
+from speednik.engine import run_policy_batch
+from speednik.stages import list_stages, load_stage
+stages = [load_stage(n) for n in list_stages()]
+rng = np.random.default_rng(4)
+params = [rng.normal(size=(6, genome_size(12))) for _ in range(8)]
+es, ep = np.repeat(np.arange(3), 6), np.tile(np.arange(6), 3)
+def batch(p):
+    return run_policy_batch(stages, es, ep, p, stall_frames=120, threads=2).total_reward
+alone = [batch(p) for p in params]
+with ThreadPoolExecutor(4) as pool:
+    together = list(pool.map(batch, params))
+print(all(np.array_equal(a, b) for a, b in zip(alone, together)))
+"""
+
+
+def test_batches_from_several_python_threads_at_once():
+    """As a Dask worker with several threads calls it, on Numba's default
+    threading layer, which kills the process when two threads enter a
+    parallel region at once: batches take turns and each caller gets its
+    own results."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue")
+    proc = subprocess.run([sys.executable, "-c", CONCURRENT_BATCHES], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "True", proc.stderr[-2000:]

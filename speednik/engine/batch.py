@@ -3,6 +3,7 @@ to compiled code spread over threads."""
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -54,6 +55,12 @@ class BatchResults:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+
+# Numba's default threading layer (workqueue) is not safe to enter from two
+# threads at once (a Dask worker with several threads would): batches take
+# turns.
+_PARALLEL_REGION = threading.Lock()
 
 
 def max_threads() -> int:
@@ -138,18 +145,20 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
         lowered, initial_f, initial_s = _stage_data(stages)
         stall = max_steps + 1 if stall_frames is None else int(stall_frames)
         want = max_threads() if threads is None else max(1, min(int(threads), max_threads()))
-        previous = numba.get_num_threads()
-        numba.set_num_threads(want)
-        # Episodes differ in length: hand them out one by one, not in
-        # equal slices, so no thread waits on another's long tail.
-        chunk = numba.set_parallel_chunksize(1)
-        try:
-            run_batch(lowered, initial_f, initial_s, episode_stage, episode_params,
-                      params, 0, obs_kind, obs_size, ids, weights, constant,
-                      int(max_steps), stall, int(action_repeat), out_f, out_i, out_sums)
-        finally:
-            numba.set_parallel_chunksize(chunk)
-            numba.set_num_threads(previous)
+        with _PARALLEL_REGION:
+            previous = numba.get_num_threads()
+            numba.set_num_threads(want)
+            # Episodes differ in length: hand them out one by one, not in
+            # equal slices, so no thread waits on another's long tail.
+            chunk = numba.set_parallel_chunksize(1)
+            try:
+                run_batch(lowered, initial_f, initial_s, episode_stage, episode_params,
+                          params, 0, obs_kind, obs_size, ids, weights, constant,
+                          int(max_steps), stall, int(action_repeat), out_f, out_i,
+                          out_sums)
+            finally:
+                numba.set_parallel_chunksize(chunk)
+                numba.set_num_threads(previous)
 
     steps = out_i[:, R_FRAMES].copy()
     components = {}
