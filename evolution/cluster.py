@@ -54,7 +54,10 @@ ACCEPTED = ("'local' (a cluster of --workers processes on this machine) or the a
 
 class ClusterError(RuntimeError):
     """The Dask scheduler cannot be reached or was lost, or the cluster gave
-    up on a task; the message says which and what to do."""
+    up on a task; the message (one line) says which and what to do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(str(message).split()))
 
 
 def check_scheduler(value: object) -> str | None:
@@ -165,9 +168,6 @@ def chunk_sizes(genomes: int, stages: int, threads: int) -> list[int]:
     return sizes
 
 
-_DASK_LOGGERS = ("distributed", "tornado", "bokeh")
-
-
 class DaskSession:
     """A Dask client (and, for 'local', its cluster) for the length of a
     run; use it as a context manager. `run(rows)` evaluates a generation
@@ -184,17 +184,10 @@ class DaskSession:
         self.cluster = None
         self.client = None
         self.address: str | None = None
-        self._levels: dict[str, int] = {}
 
     # -- connection
 
     def __enter__(self) -> DaskSession:
-        # Dask reports a lost connection through its loggers, as tracebacks
-        # and retries; the run reports it as one line instead.
-        for name in _DASK_LOGGERS:
-            logger = logging.getLogger(name)
-            self._levels[name] = logger.level
-            logger.setLevel(logging.CRITICAL)
         try:
             self._connect()
             self._payload = [stage_payload(s) for s in self.stages]
@@ -256,9 +249,6 @@ class DaskSession:
                 except Exception:
                     pass   # a scheduler already gone has nothing to close
         self.client = self.cluster = None
-        for name, level in self._levels.items():
-            logging.getLogger(name).setLevel(level)
-        self._levels = {}
 
     def threads(self) -> int:
         """Worker threads of the cluster now (0 while it has no workers)."""
@@ -271,9 +261,11 @@ class DaskSession:
                 f"{threads} thread(s)")
 
     def _lost(self, exc: BaseException) -> ClusterError:
-        return ClusterError(
-            f"lost the Dask scheduler at {self.address or self.scheduler} "
-            f"({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})")
+        reason = getattr(exc, "reason", None)   # a cancelled future's
+        what = (f"the connection closed: {reason}" if reason
+                else f"{type(exc).__name__}{': ' + str(exc) if str(exc) else ''}")
+        return ClusterError(f"lost the Dask scheduler at "
+                            f"{self.address or self.scheduler} ({what})")
 
     # -- a generation
 
@@ -398,6 +390,9 @@ def _serve(conn, scheduler: str, stages: tuple, settings: dict, workers: int,
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    # Dask reports a lost connection through its loggers, as tracebacks and
+    # retries; the run reports it as one line instead.
+    logging.disable(logging.CRITICAL)
     from runners import EpisodeError
 
     try:
