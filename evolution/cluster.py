@@ -37,7 +37,7 @@ LOCAL = "local"
 # Seconds to reach the scheduler at the start.
 CONNECT_SECONDS = 5.0
 # How often a waiting generation looks at the connection, s.
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.2
 # Chunks per worker thread: enough that a slow or lost worker leaves others
 # work to take over, few enough that the per-task cost stays small.
 TASKS_PER_THREAD = 2
@@ -50,6 +50,10 @@ MIN_EPISODES_PER_TASK = 400
 ADDRESS = re.compile(r"^(?:(tcp|tls|ws|wss)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
 ACCEPTED = ("'local' (a cluster of --workers processes on this machine) or the address "
             "of a Dask scheduler, tcp://HOST:PORT")
+
+
+class Stopped(Exception):
+    """The run called the generation off (Ctrl-C, SIGTERM, an error)."""
 
 
 class ClusterError(RuntimeError):
@@ -269,9 +273,10 @@ class DaskSession:
 
     # -- a generation
 
-    def run(self, rows: np.ndarray) -> list[dict]:
+    def run(self, rows: np.ndarray, stop=None) -> list[dict]:
         """Every genome (a row) on every stage, genome-major, as
-        `EpisodeResult.to_dict()`s."""
+        `EpisodeResult.to_dict()`s. `stop()`, asked while waiting, may
+        call the generation off (`Stopped`)."""
         from distributed.client import FutureCancelledError
 
         from runners import EpisodeError
@@ -289,7 +294,7 @@ class DaskSession:
                     self.engine, pure=False))
                 starts.append(at)
                 at += size
-            self._wait(futures)
+            self._wait(futures, stop)
             out: list = []
             for future, start in zip(futures, starts):
                 try:
@@ -323,7 +328,7 @@ class DaskSession:
             self._cancel(futures)
             raise
 
-    def _wait(self, futures: list) -> None:
+    def _wait(self, futures: list, stop=None) -> None:
         """Until every future is done (a lost connection cancels them all),
         looking at the connection every POLL_SECONDS."""
         remaining = len(futures)
@@ -339,9 +344,12 @@ class DaskSession:
             future.add_done_callback(done)
         with changed:
             while remaining:
-                if (not changed.wait(POLL_SECONDS)
-                        and self.client.status not in ("running", "newly-created")):
+                if changed.wait(POLL_SECONDS):
+                    continue
+                if self.client.status not in ("running", "newly-created"):
                     raise self._lost(ConnectionError(f"client {self.client.status}"))
+                if stop is not None and stop():
+                    raise Stopped
 
     def _threads_or_zero(self) -> int:
         try:
@@ -406,7 +414,9 @@ def _serve(conn, scheduler: str, stages: tuple, settings: dict, workers: int,
                 if message[0] != "run":
                     return
                 try:
-                    conn.send(("ok", session.run(message[1])))
+                    conn.send(("ok", session.run(message[1], stop=conn.poll)))
+                except Stopped:
+                    return
                 except EpisodeError as e:
                     conn.send(("episode", (e.index, e.label, e.message)))
                 except ClusterError as e:
@@ -477,9 +487,10 @@ class ClusterEvaluation:
         if self._conn is not None:
             _send_quietly(self._conn, ("close",))
         if self._process is not None:
-            self._process.join(CONNECT_SECONDS + 5)
+            # It calls off what it is waiting for and closes its cluster.
+            self._process.join(CONNECT_SECONDS + 10)
             if self._process.is_alive():
-                self._process.terminate()
+                self._process.kill()
                 self._process.join(5)
         if self._conn is not None:
             self._conn.close()
