@@ -39,12 +39,14 @@ CONNECT_SECONDS = 5.0
 # How often a waiting generation looks at the connection, s.
 POLL_SECONDS = 0.2
 # Chunks per worker thread: enough that a slow or lost worker leaves others
-# work to take over, few enough that the per-task cost stays small.
+# work to take over and episodes of unequal length even out, few enough that
+# the cost of a task stays small.
 TASKS_PER_THREAD = 2
-# Fewest episodes in a task. A task costs about 2 ms on top of its work
-# (scheduling, sending the chunk, the results back; benchmarks/bench_cluster.py
-# measures it); an episode of a random genome takes about 0.1 ms, of a good
-# one up to 1 ms. 400 episodes keep that cost to a few percent at worst.
+# Fewest episodes in a task. A task costs about 20-30 ms of latency on top of
+# its work (Dask's own round trip is about 12 ms on a 2-core machine; then
+# the chunk, and its results back as columns); an episode of a random genome
+# takes about 0.15 ms, a full 3,600-frame one about 1 ms. With 400 episodes
+# a task is 60-400 ms of work; benchmarks/bench_cluster.py measures it.
 MIN_EPISODES_PER_TASK = 400
 
 ADDRESS = re.compile(r"^(?:(tcp|tls|ws|wss)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
@@ -117,6 +119,60 @@ def _worker_stage(payload: Any) -> Any:
     return payload
 
 
+def pack_results(results: Sequence[dict]) -> dict:
+    """Episode result dicts as columns: {"n", "keys": [path, ...], "columns":
+    [...]}, a path being a key tuple into the nested dicts. A column whose
+    values are all floats, all whole numbers or all booleans travels as one
+    numpy array; any other as a list. Far cheaper to send than thousands of
+    dicts; `unpack_results` gives back equal dicts, the same types included."""
+    def leaves(d: dict, prefix: tuple) -> list:
+        out = []
+        for k, v in d.items():
+            if isinstance(v, dict):
+                out += leaves(v, prefix + (k,))
+            else:
+                out.append((prefix + (k,), v))
+        return out
+
+    if not results:
+        return {"n": 0, "keys": [], "columns": []}
+    flat = [leaves(r, ()) for r in results]
+    keys = [k for k, _ in flat[0]]
+    if any([k for k, _ in row] != keys for row in flat):
+        # Results of different shapes: sent as they are.
+        return {"n": len(results), "keys": None, "columns": list(results)}
+    columns = []
+    for j in range(len(keys)):
+        values = [row[j][1] for row in flat]
+        kinds = {type(v) for v in values}
+        if kinds == {float}:
+            columns.append(np.array(values, dtype=np.float64))
+        elif kinds == {bool}:
+            columns.append(np.array(values, dtype=np.bool_))
+        elif kinds == {int} and all(-2**63 <= v < 2**63 for v in values):
+            columns.append(np.array(values, dtype=np.int64))
+        else:
+            columns.append(values)
+    return {"n": len(results), "keys": keys, "columns": columns}
+
+
+def unpack_results(packed: dict) -> list[dict]:
+    """The dicts `pack_results` was given."""
+    if packed["keys"] is None:
+        return list(packed["columns"])
+    columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in packed["columns"]]
+    out = []
+    for i in range(packed["n"]):
+        row: dict = {}
+        for path, column in zip(packed["keys"], columns):
+            d = row
+            for k in path[:-1]:
+                d = d.setdefault(k, {})
+            d[path[-1]] = column[i]
+        out.append(row)
+    return out
+
+
 def _worker_threads() -> int:
     try:
         from distributed import get_worker
@@ -127,9 +183,10 @@ def _worker_threads() -> int:
 
 
 def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
-                   engine: str = "compiled") -> list[dict]:
+                   engine: str = "compiled") -> dict:
     """Every genome of a chunk (rows of a float64 array) on every stage,
-    genome-major, as `EpisodeResult.to_dict()`s. `stages` are stage
+    genome-major, as `EpisodeResult.to_dict()`s packed in columns
+    (`pack_results`). `stages` are stage
     payloads (see `stage_payload`), `settings` the fields of a
     `RunnerConfig`. Runs on a worker; module-level so any worker can import
     it."""
@@ -142,7 +199,7 @@ def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
              for row in np.asarray(genomes, dtype=np.float64) for stage in built]
     with _ENGINE_LOCK:
         results = run_episodes(items, config, workers=_worker_threads(), engine=engine)
-    return [r.to_dict() for r in results]
+    return pack_results([r.to_dict() for r in results])
 
 
 def prepare_worker() -> int:
@@ -275,7 +332,8 @@ class DaskSession:
 
     def run(self, rows: np.ndarray, stop=None) -> list[dict]:
         """Every genome (a row) on every stage, genome-major, as
-        `EpisodeResult.to_dict()`s. `stop()`, asked while waiting, may
+        `EpisodeResult.to_dict()`s packed by chunk (`pack_results`), in
+        chunk order. `stop()`, asked while waiting, may
         call the generation off (`Stopped`)."""
         from distributed.client import FutureCancelledError
 
@@ -310,7 +368,7 @@ class DaskSession:
                         f"a chunk failed on a Dask worker of {self.address}: "
                         f"{type(exc).__name__}: {exc} (is speednik-evolve, the same "
                         f"version, installed on every machine of the cluster?)") from None
-                out.extend(chunk)
+                out.append(chunk)
             return out
         except EpisodeError as e:
             self._cancel(futures)
@@ -509,7 +567,8 @@ class ClusterEvaluation:
         reply = self._receive(None)
         if reply[0] != "ok":
             self._raise(reply)
-        return [EpisodeResult.from_dict(d) for d in reply[1]]
+        return [EpisodeResult.from_dict(d) for packed in reply[1]
+                for d in unpack_results(packed)]
 
     def _receive(self, seconds: float | None):
         """The helper's next message; ClusterError if it ends first (or,

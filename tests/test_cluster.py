@@ -26,7 +26,9 @@ from evolution.cluster import (
     check_scheduler,
     chunk_sizes,
     evaluate_chunk,
+    pack_results,
     stage_payload,
+    unpack_results,
 )
 from evolution.outputs import read_logbook
 from runners import RunnerConfig, run_episodes
@@ -192,7 +194,19 @@ def test_a_chunk_on_a_worker_gives_the_in_process_results(tmp_path):
                                          "action_repeat": 1, "record": False})
     want = run_episodes([(("linear", ("basic", r)), s) for r in rows for s in stages],
                         config, engine="compiled")
-    assert got == [r.to_dict() for r in want]
+    assert unpack_results(got) == [r.to_dict() for r in want]
+
+
+def test_packed_results_come_back_equal_types_included():
+    rows = [{"a": 0.1 + i, "b": {"c": i, "d": i % 2 == 0, "e": None if i else 3},
+             "s": "x", "m": 1 if i else 1.0} for i in range(4)]
+    back = unpack_results(pack_results(rows))
+    assert back == rows
+    assert [type(r["m"]) for r in back] == [float, int, int, int]
+    assert type(back[0]["b"]["c"]) is int and type(back[0]["b"]["d"]) is bool
+    assert unpack_results(pack_results([])) == []
+    odd = [{"a": 1.0}, {"b": 2.0}]
+    assert unpack_results(pack_results(odd)) == odd
 
 
 # -- whole runs ---------------------------------------------------------------------
