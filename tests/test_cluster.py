@@ -29,6 +29,7 @@ from evolution.cluster import (
     pack_results,
     stage_payload,
     unpack_results,
+    _worker_stage,
 )
 from evolution.outputs import read_logbook
 from runners import RunnerConfig, run_episodes
@@ -195,6 +196,8 @@ def test_a_chunk_on_a_worker_gives_the_in_process_results(tmp_path):
     want = run_episodes([(("linear", ("basic", r)), s) for r in rows for s in stages],
                         config, engine="compiled")
     assert unpack_results(got) == [r.to_dict() for r in want]
+    # Built once per worker process and kept.
+    assert _worker_stage(payload[1]) is _worker_stage(stage_payload(str(profile)))
 
 
 def test_packed_results_come_back_equal_types_included():
@@ -306,3 +309,43 @@ def test_no_scheduler_at_the_address_is_one_line(tmp_path):
     assert f"no Dask scheduler answers at {address}" in line
     assert "nothing was saved" in line
     assert not (tmp_path / "run").exists()
+
+
+def session_processes(sid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def test_sigterm_on_a_local_cluster_checkpoints_and_leaves_no_process(tmp_path):
+    run_dir = tmp_path / "run"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "evolution.run", *SETTINGS, "--generations", "50",
+         "--scheduler", "local", "--workers", "2", "--out", str(run_dir)],
+        cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (run_dir / "checkpoint.npz").exists():
+            assert run.poll() is None, run.communicate()
+            assert time.monotonic() < deadline, "generation 0 never finished"
+            time.sleep(0.01)
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=60)
+        # The helper process and the cluster's workers went with the run.
+        deadline = time.monotonic() + 30
+        while session_processes(run.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert session_processes(run.pid) == []
+    finally:
+        stop(run)
+    assert run.returncode == 143, err
+    assert "Traceback" not in err
+    assert load_checkpoint(run_dir).generation < 50
