@@ -197,8 +197,11 @@ def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
     observation = config.observation
     items = [(("linear", (observation, row)), stage)
              for row in np.asarray(genomes, dtype=np.float64) for stage in built]
+    # The readable runner runs in the task's own thread: no process pool
+    # inside a worker.
+    threads = _worker_threads() if engine == "compiled" else 1
     with _ENGINE_LOCK:
-        results = run_episodes(items, config, workers=_worker_threads(), engine=engine)
+        results = run_episodes(items, config, workers=threads, engine=engine)
     return pack_results([r.to_dict() for r in results])
 
 
@@ -299,8 +302,13 @@ class DaskSession:
                 f"a Dask worker of {self.address} cannot import this project "
                 f"({type(exc).__name__}: {exc}); install speednik-evolve on every "
                 f"machine of the cluster") from None
-        except Exception as exc:
+        except (OSError, TimeoutError) as exc:
             raise self._lost(exc) from None
+        except Exception as exc:
+            raise ClusterError(
+                f"the Dask workers of {self.address} cannot load the engine "
+                f"({type(exc).__name__}: {exc}); is speednik-evolve, the same version, "
+                f"installed on every machine of the cluster?") from None
 
     def __exit__(self, *exc) -> None:
         for closing in (self.client, self.cluster):

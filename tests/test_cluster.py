@@ -237,8 +237,9 @@ def test_a_command_line_cluster_gives_the_same_run_and_resumes_without(
     proc = run_cli("--resume", run_dir, "--generations", "2", "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert json.loads((run_dir / "config.json").read_text())["settings"]["scheduler"] is None
+    # The last generation on the readable simulation, on the workers.
     proc = run_cli("--resume", run_dir, "--generations", "3", "--quiet",
-                   "--scheduler", dask_cluster.address)
+                   "--scheduler", dask_cluster.address, "--engine", "python")
     assert proc.returncode == 0, proc.stderr
     assert outcome(run_dir) == reference
 
