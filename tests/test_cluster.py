@@ -178,8 +178,7 @@ def test_chunks_cover_every_genome_and_are_not_too_small(genomes, stages, thread
     sizes = chunk_sizes(genomes, stages, threads)
     assert sum(sizes) == genomes and all(s > 0 for s in sizes)
     assert all(s * stages >= MIN_EPISODES_PER_TASK for s in sizes[:-1])
-    assert len(sizes) <= max(1, threads) * TASKS_PER_THREAD or sizes[0] * stages \
-        <= MIN_EPISODES_PER_TASK + stages
+    assert len(sizes) <= max(1, threads) * TASKS_PER_THREAD
 
 
 def test_a_chunk_on_a_worker_gives_the_in_process_results(tmp_path):
