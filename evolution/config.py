@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 
+from evolution.cluster import check_scheduler
 from runners.compiled import ENGINES
 from speednik.observation import list_observations
 from speednik.stages import list_stages, load_stage
@@ -59,6 +60,9 @@ class EvolutionConfig:
     tournament: int = 3
     elite: int = 2
     init_sigma: float = 1.0
+    # Where generations are evaluated: None in this process, "local" or a
+    # Dask scheduler's address. Recorded; it changes nothing in the results.
+    scheduler: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stages", tuple(self.stages))
@@ -106,6 +110,10 @@ class EvolutionConfig:
         if self.engine not in ENGINES:
             raise ConfigError(f"unknown engine {self.engine!r}; accepted: "
                               f"{', '.join(ENGINES)}")
+        try:
+            check_scheduler(self.scheduler)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         if not self.stages:
             raise ConfigError("at least one stage is needed")
         if len(set(self.stages)) != len(self.stages):

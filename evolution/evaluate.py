@@ -5,8 +5,9 @@ A genome crosses to a worker as a plain float array inside a
 `("linear", (observation, genome))` agent spec; results come back as
 `EpisodeResult`s. With the compiled engine (the default) a generation runs
 in this process on `workers` threads; with the python engine on a pool of
-`workers` processes. Both give the same results. Fitness is the mean total
-reward over the stages.
+`workers` processes; with a `scheduler`, on a Dask cluster in chunks of
+genomes (`evolution.cluster`). All give the same results. Fitness is the
+mean total reward over the stages.
 """
 from __future__ import annotations
 
@@ -33,8 +34,16 @@ class GenomeEvaluator:
             stall_frames=config.stall_frames)
         self.map_fn = map_fn
         self.pool: EpisodePool | None = None
+        self.cluster = None
 
     def __enter__(self) -> GenomeEvaluator:
+        if self.map_fn is None and self.config.scheduler is not None:
+            from evolution.cluster import ClusterEvaluation
+
+            self.cluster = ClusterEvaluation(
+                self.config.scheduler, self.config.stages, self.runner_config,
+                workers=self.config.workers, engine=self.config.engine).__enter__()
+            return self
         # The compiled engine runs in this process on threads: no pool.
         if (self.map_fn is None and self.config.workers > 1
                 and self.config.engine == "python"):
@@ -43,6 +52,9 @@ class GenomeEvaluator:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self.cluster is not None:
+            self.cluster.__exit__(*exc)
+            self.cluster = None
         if self.pool is not None:
             self.pool.__exit__(*exc)
             self.pool = None
@@ -52,7 +64,9 @@ class GenomeEvaluator:
         obs = self.config.observation
         items = [(("linear", (obs, np.asarray(g, dtype=np.float64))), stage)
                  for g in genomes for stage in stages]
-        if self.pool is not None:
+        if self.cluster is not None:
+            results = self.cluster.run(genomes)
+        elif self.pool is not None:
             results = self.pool.run(items, self.runner_config)
         elif self.config.engine == "compiled" and self.map_fn is None:
             results = run_episodes(items, self.runner_config,

@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from evolution.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from evolution.cluster import ClusterError
 from evolution.config import EvolutionConfig
 from evolution.evaluate import GenomeEvaluator
 from evolution.ga import (
@@ -152,8 +153,9 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                     logbook_written = time.perf_counter()
                 if report:
                     report(record, config, elapsed)
-        except (WorkerDiedError, EpisodeError):
-            # The batch failed for good: keep the last finished generation.
+        except (WorkerDiedError, EpisodeError, ClusterError):
+            # The batch failed for good, or the cluster is gone: keep the
+            # last finished generation.
             back_to_last_finished()
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, time.perf_counter() - start,

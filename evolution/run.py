@@ -80,8 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
              "simulation); both give identical results")
     opt("--workers", type=int,
         help=f"with --engine compiled: threads sharing each generation; with "
-             f"--engine python: worker processes. At most one per episode of a "
-             f"generation (default: all cores, {d('workers')})")
+             f"--engine python: worker processes; with --scheduler local: the "
+             f"cluster's worker processes (a scheduler address brings its own). At "
+             f"most one per episode of a generation (default: all cores, "
+             f"{d('workers')})")
+    opt("--scheduler", metavar="ADDRESS",
+        help="evaluate each generation on a Dask distributed cluster: the address "
+             "of its scheduler (tcp://HOST:PORT), or 'local' for a cluster of "
+             "--workers processes on this machine, listening on 127.0.0.1 only. "
+             "Results are the same as without; needs the 'cluster' extra. Not kept "
+             "by --resume: give it again to continue on a cluster (default: none, "
+             "this process)")
     opt("--max-steps", type=int, help="frames per episode before it ends as a timeout")
     opt("--stall-frames", type=int,
         help="end an episode as stalled after this many frames without new "
@@ -90,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "numbered -2, -3, ... when taken)")
     opt("--resume", metavar="RUN_DIR",
         help="continue a run from its checkpoint with the settings it holds; only "
-             "--generations (the total to reach), --workers and --checkpoint-every "
-             "may be given with it")
+             "--generations (the total to reach), --workers, --checkpoint-every, "
+             "--engine and --scheduler may be given with it")
     opt("--checkpoint-every", type=int,
         help="write the checkpoint every N generations (and at the end, on Ctrl-C "
              "and on SIGTERM)")
@@ -115,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # May be given with --resume; every other setting comes from the checkpoint.
-RESUMABLE = ("generations", "workers", "checkpoint_every", "engine")
+RESUMABLE = ("generations", "workers", "checkpoint_every", "engine", "scheduler")
 # Options that are not settings of EvolutionConfig but are fixed on --resume.
 FIXED_OPTIONS = {"stages": "--stage", "out": "--out"}
 
@@ -149,7 +158,8 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
         raise ConfigError(
             f"{', '.join(fixed)} cannot be given with --resume: a run continues with "
             f"the settings of its checkpoint; accepted with --resume: --generations, "
-            f"--workers, --checkpoint-every (or start a new run in another --out)")
+            f"--workers, --checkpoint-every, --engine, --scheduler (or start a new "
+            f"run in another --out)")
     remove_stale_temporaries(run_dir)
     ckpt = load_checkpoint(run_dir)
     try:
@@ -172,8 +182,11 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
             f"{', '.join(differ)}; a run resumes with its checkpoint's settings: "
             f"restore {CONFIG_NAME} or start a new run")
     stages = tuple(locate_stage(s, run_dir) for s in saved.stages)
-    return saved.replace(stages=list(stages), **{
-        a: getattr(args, a) for a in RESUMABLE if getattr(args, a) is not None})
+    # A cluster is this session's: without --scheduler the run continues in
+    # this process, whatever the last session used.
+    return saved.replace(stages=list(stages), scheduler=args.scheduler, **{
+        a: getattr(args, a) for a in RESUMABLE
+        if getattr(args, a) is not None and a != "scheduler"})
 
 
 def new_run_dir(args: argparse.Namespace, config: EvolutionConfig) -> Path:
@@ -323,6 +336,7 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
 
     # Imported here so --help and argument errors stay fast.
     from evolution.evolve import evolve
+    from evolution.cluster import ClusterError
     from runners.parallel import EpisodeError, WorkerDiedError
 
     if not args.quiet:
@@ -330,8 +344,9 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
         print(f"{what} {run_dir}: stages {', '.join(config.stages)}, "
               f"observation {config.observation}, population {config.population}, "
               f"{config.generations} generations, seed {config.seed}, "
-              f"{config.workers} worker(s)", flush=True)
-    if config.engine == "compiled":
+              f"{_where(config)}", flush=True)
+    # On a cluster the workers load the engine, not this process.
+    if config.engine == "compiled" and config.scheduler is None:
         _prepare_engine(args.quiet)
     t0 = time.perf_counter()
     try:
@@ -344,8 +359,10 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
         print(f"evolution.run: {'terminated' if signals.terminated else 'interrupted'} "
               f"before the first generation finished; nothing was saved", file=sys.stderr)
         return signals.exit_status
-    except (WorkerDiedError, EpisodeError) as exc:
+    except (WorkerDiedError, EpisodeError, ClusterError) as exc:
         saved = _saved_generation(run_dir)
+        if saved is None and args.resume is None:
+            _remove_if_empty(run_dir)
         where = (f"; generation {saved} is checkpointed, continue with: "
                  f"{_python()} -m evolution.run --resume {run_dir}" if saved is not None
                  else "; nothing was saved")
@@ -389,6 +406,14 @@ def _draw_fitness(run_dir: Path) -> None:
           f"{_python()} -m plots fitness {run_dir}")
 
 
+def _where(config: EvolutionConfig) -> str:
+    if config.scheduler is None:
+        return f"{config.workers} worker(s)"
+    if config.scheduler == "local":
+        return f"a local Dask cluster of {config.workers} worker(s)"
+    return f"the Dask cluster at {config.scheduler}"
+
+
 def _prepare_engine(quiet: bool) -> None:
     """Compile the engine, or load it from its cache, saying so first: a
     first compile takes about a minute and must not look like a hang."""
@@ -410,7 +435,7 @@ def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None
     tasks = config.evaluation_tasks()
     workers = min(config.workers, tasks)
     note = None
-    if config.workers > cores:
+    if config.workers > cores and config.scheduler in (None, "local"):
         note = (f"--workers {config.workers} is more than the {cores} cores of this "
                 f"machine; using {workers} (one per episode of a generation at most)")
     return (config.replace(workers=workers) if workers != config.workers else config), note
