@@ -6,7 +6,8 @@ A genome crosses to a worker as a plain float array inside a
 `EpisodeResult`s. With the compiled engine (the default) a generation runs
 in this process on `workers` threads; with the python engine on a pool of
 `workers` processes. Both give the same results. Fitness is the mean total
-reward over the stages.
+reward over the stages (all training stages, or the ones a generation
+draws: `stages_for_generation`).
 """
 from __future__ import annotations
 
@@ -47,8 +48,12 @@ class GenomeEvaluator:
             self.pool.__exit__(*exc)
             self.pool = None
 
-    def __call__(self, genomes: Sequence[np.ndarray]) -> list[tuple[float, dict]]:
-        stages = self.config.stages
+    def __call__(self, genomes: Sequence[np.ndarray],
+                 stages: Sequence[str] | None = None) -> list[tuple[float, dict]]:
+        """Each genome's mean total reward and summary over `stages`
+        (default: every training stage)."""
+        if stages is None:
+            stages = self.config.training_stages()
         obs = self.config.observation
         items = [(("linear", (obs, np.asarray(g, dtype=np.float64))), stage)
                  for g in genomes for stage in stages]
@@ -67,6 +72,33 @@ class GenomeEvaluator:
             fitness = float(np.mean([r.total_reward for r in per_stage]))
             out.append((fitness, summarise(stages, per_stage)))
         return out
+
+
+def stages_for_generation(config: EvolutionConfig, generation: int) -> list[str]:
+    """The training stages generation `generation` is scored on: all of
+    them, or `stages_per_generation` of them drawn by a pure function of
+    (seed, generation), in training order. It consumes none of the run's
+    random numbers, so a resumed run draws the same stages."""
+    stages = config.training_stages()
+    k = config.stages_per_generation
+    if k is None or k >= len(stages):
+        return stages
+    rng = np.random.default_rng([config.seed & 0xFFFFFFFF, generation, 0x57A6E5])
+    chosen = np.sort(rng.choice(len(stages), size=k, replace=False))
+    return [stages[i] for i in chosen]
+
+
+def held_out_report(config: EvolutionConfig, evaluated: tuple[float, dict]) -> dict:
+    """What the logbook and best.json keep of a genome's held-out test."""
+    _, summary = evaluated
+    results = summary["results"]
+    return {
+        "stages": list(config.test_stages),
+        "count": len(results),
+        "goals": int(sum(1 for r in results.values() if r["metrics"]["goal_reached"])),
+        "progress": summary["progress"],
+        "results": results,
+    }
 
 
 def summarise(stages: Sequence[str], results) -> dict:

@@ -16,7 +16,7 @@ import numpy as np
 
 from evolution.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from evolution.config import EvolutionConfig
-from evolution.evaluate import GenomeEvaluator
+from evolution.evaluate import GenomeEvaluator, held_out_report, stages_for_generation
 from evolution.ga import (
     Evaluations,
     build_statistics,
@@ -42,6 +42,7 @@ class RunOutcome:
     best_summary: dict
     logbook: list[dict]
     interrupted: bool = False
+    held_out: dict | None = None
 
 
 Reporter = Callable[[dict, EvolutionConfig, float], None]
@@ -59,7 +60,14 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
     # What an interrupted write left behind goes first.
     remove_stale_temporaries(run_dir)
     with GenomeEvaluator(config, map_fn=map_fn) as evaluator:
-        evaluations = Evaluations(evaluator)
+        # The generation being scored picks its stages (all of them unless
+        # stages_per_generation is set); a draw of stages makes every
+        # genome of the generation be scored anew on it.
+        scoring = {"gen": 0}
+        subsets = config.stages_scored() < len(config.training_stages())
+        evaluations = Evaluations(
+            lambda genomes: evaluator(genomes, stages_for_generation(config, scoring["gen"])))
+        tests = HeldOut(config, evaluator)
         if resume:
             ckpt = load_checkpoint(run_dir)
             write_config(run_dir, config)  # the new generation total
@@ -92,6 +100,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             gen = 0
             record = generation_record(0, population, evals, evaluations,
                                        stats, time.perf_counter() - t0)
+            record.update(tests.record(0, hof[0]))
             logbook.record(**record)
             elapsed_before = record["seconds"]
             rng_state = random.getstate()
@@ -100,7 +109,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             write_config(run_dir, config)
             keep_stage_copies(run_dir, config)
             _write_outputs(run_dir, config, population, hof, logbook,
-                           evaluations, gen, elapsed_before, rng_state)
+                           evaluations, gen, elapsed_before, rng_state, tests)
             if report:
                 report(record, config, elapsed_before)
 
@@ -125,10 +134,14 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             while gen < config.generations:
                 t0 = time.perf_counter()
                 offspring = next_generation(population, hof, toolbox, config)
-                evals = evaluations.assign(offspring)
+                scoring["gen"] = gen + 1
+                evals = evaluations.assign(offspring, fresh=subsets)
+                if subsets:
+                    rescore_hall_of_fame(hof, evaluations)
                 hof.update(offspring)
                 record = generation_record(gen + 1, offspring, evals, evaluations,
                                            stats, time.perf_counter() - t0)
+                record.update(tests.record(gen + 1, hof[0]))
                 finished = (offspring, gen + 1, random.getstate(), list(hof), record)
                 population, gen, rng_state, done_hof, last_record = finished
                 logbook.record(**record)
@@ -137,7 +150,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                 last = gen == config.generations
                 if last or gen % config.checkpoint_every == 0:
                     _write_outputs(run_dir, config, population, hof, logbook,
-                                   evaluations, gen, elapsed, rng_state)
+                                   evaluations, gen, elapsed, rng_state, tests)
                 else:
                     write_logbook(run_dir, list(logbook))
                 if report:
@@ -147,7 +160,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             back_to_last_finished()
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, time.perf_counter() - start,
-                           rng_state)
+                           rng_state, tests)
             raise
         except KeyboardInterrupt:
             interrupted = True
@@ -156,22 +169,72 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             back_to_last_finished()
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, time.perf_counter() - start,
-                           rng_state)
+                           rng_state, tests)
 
     best = hof[0]
     return RunOutcome(run_dir, gen, best.fitness.values[0],
-                      evaluations.summary(best), list(logbook), interrupted)
+                      evaluations.summary(best), list(logbook), interrupted,
+                      tests.known(best))
+
+
+class HeldOut:
+    """The best genome's results on the test stages, every `test_every`
+    generations and at the last one. Played apart from the run: nothing
+    here touches the population, the hall of fame or the random state."""
+
+    def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator) -> None:
+        self.config = config
+        self.evaluator = evaluator
+        self.stages = config.held_out_stages()
+        self._last: tuple[bytes, dict] | None = None
+
+    def known(self, genome: np.ndarray) -> dict | None:
+        """The held-out report of `genome` if it was tested."""
+        if self._last is not None and self._last[0] == np.asarray(genome).tobytes():
+            return self._last[1]
+        return None
+
+    def record(self, gen: int, best: np.ndarray) -> dict:
+        """The logbook's test columns for generation `gen` (None when not
+        tested this generation)."""
+        if not self.stages or not (gen % self.config.test_every == 0
+                                   or gen == self.config.generations):
+            return {"test_goals": None, "test_progress": None}
+        report = self.known(best)
+        if report is None:
+            evaluated = self.evaluator([np.asarray(best)], self.stages)[0]
+            report = held_out_report(self.config, evaluated)
+            self._last = (np.asarray(best).tobytes(), report)
+        return {"test_goals": report["goals"], "test_progress": report["progress"]}
+
+
+def rescore_hall_of_fame(hof, evaluations: Evaluations) -> None:
+    """Give the hall of fame's genomes that were just scored anew (on a
+    new draw of stages) their new fitness, and put it back in order, so
+    each entry's fitness and summary come from the same stages."""
+    items = list(hof)
+    changed = False
+    for ind in items:
+        known = evaluations.known.get(ind.tobytes())
+        if known is not None and known[0] != ind.fitness.values[0]:
+            ind.fitness.values = (known[0],)
+            changed = True
+    if changed:
+        items.sort(key=lambda ind: ind.fitness.values[0], reverse=True)
+        hof.clear()
+        for ind in reversed(items):   # insert() puts ties ahead
+            hof.insert(ind)
 
 
 def _write_outputs(run_dir: Path, config: EvolutionConfig, population, hof,
                    logbook, evaluations: Evaluations, gen: int,
-                   elapsed: float, rng_state) -> None:
+                   elapsed: float, rng_state, tests: HeldOut) -> None:
     write_logbook(run_dir, list(logbook))
     best = hof[0]
     found = next((r["gen"] for r in logbook
                   if r["max"] >= best.fitness.values[0]), gen)
     write_best(run_dir, config, best, best.fitness.values[0],
-               evaluations.summary(best), found)
+               evaluations.summary(best), found, tests.known(best))
     keep = list(population) + list(hof)
     summaries = {np.asarray(k).tobytes(): evaluations.known[np.asarray(k).tobytes()]
                  for k in keep}

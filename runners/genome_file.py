@@ -60,6 +60,8 @@ class GenomeRecord:
     generation: int | None = None
     seed: int | None = None
     results: dict[str, Any] = field(default_factory=dict)
+    fitness_stages: tuple[str, ...] | None = None
+    held_out: dict[str, Any] | None = None
 
     def policy(self) -> LinearPolicy:
         return LinearPolicy(self.genome, self.observation)
@@ -151,13 +153,26 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
                   "accepted: an object of episode results by stage name")
     generation = data.get("found_in_generation")
     seed = data.get("seed")
+    fitness_stages = data.get("fitness_stages")
+    if fitness_stages is not None and (
+            not isinstance(fitness_stages, list)
+            or not all(isinstance(s, str) and s for s in fitness_stages)):
+        raise bad(f"'fitness_stages' is {fitness_stages!r}",
+                  "accepted: a list of stage names, or no such key")
+    held_out = data.get("held_out")
+    if held_out is not None and not isinstance(held_out, dict):
+        raise bad(f"'held_out' is a {type(held_out).__name__}",
+                  "accepted: an object of held-out results, or no such key")
     return GenomeRecord(
         path=path, genome=genome, observation=encoder.name,
         stages=tuple(locate_stage(s, path.parent) for s in stages),
         max_steps=int(max_steps), stall_frames=None if stall is None else int(stall),
         fitness=None if fitness is None else float(fitness),
         generation=generation if _is_whole(generation) else None,
-        seed=seed if _is_whole(seed) else None, results=results)
+        seed=seed if _is_whole(seed) else None, results=results,
+        fitness_stages=(None if fitness_stages is None
+                        else tuple(locate_stage(s, path.parent) for s in fitness_stages)),
+        held_out=held_out)
 
 
 def _is_number(v: object) -> bool:
@@ -182,7 +197,7 @@ def locate_stage(stage: str, run_dir: str | os.PathLike) -> str:
 def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observation: str,
                       stages: list[str], max_steps: int, stall_frames: int | None,
                       fitness: float, generation: int, seed: int,
-                      results: dict[str, Any]) -> None:
+                      results: dict[str, Any], held_out: dict | None = None) -> None:
     """Write a genome file atomically, in the format `load_genome_file`
     reads."""
     encoder = get_observation(observation)
@@ -199,4 +214,8 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
         "found_in_generation": generation,
         "seed": seed,
         "results": results,
+        # The stages the fitness is the mean over: all of `stages` unless
+        # each generation drew some of them.
+        "fitness_stages": list(results),
+        **({"held_out": held_out} if held_out is not None else {}),
     })
