@@ -4,8 +4,12 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 
+import numpy as np
+
 from runners.compiled import ENGINES
-from speednik.observation import list_observations
+from runners.linear import genome_size as linear_genome_size
+from runners.mlp import MAX_HIDDEN, mlp_genome_size
+from speednik.observation import get_observation, list_observations
 from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages, load_stage
 
 
@@ -34,6 +38,10 @@ def available_memory() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+POLICIES = ("linear", "mlp")
+ALGORITHMS = ("ga", "cmaes")
 
 
 class ConfigError(ValueError):
@@ -66,6 +74,13 @@ class EvolutionConfig:
     # Each generation is scored on this many of the training stages,
     # drawn from (seed, generation); None: on all of them.
     stages_per_generation: int | None = None
+    # The policy family: "linear" (argmax of W @ obs + b) or "mlp" (one
+    # hidden layer of `hidden` tanh units).
+    policy: str = "linear"
+    hidden: int = 16
+    # The search: "ga" (tournament, blend, Gaussian mutation, elitism) or
+    # "cmaes" (DEAP's CMA-ES, lambda = population, sigma = init_sigma).
+    algorithm: str = "ga"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stages", tuple(self.stages))
@@ -124,6 +139,15 @@ class EvolutionConfig:
                 f"{shared[0]!r} is both a training and a test stage; accepted: test "
                 f"stages the run never trains on")
         positive("test_every", self.test_every)
+        if self.policy not in POLICIES:
+            raise ConfigError(f"unknown policy {self.policy!r}; accepted: "
+                              f"{', '.join(POLICIES)}")
+        positive("hidden", self.hidden)
+        if self.algorithm not in ALGORITHMS:
+            raise ConfigError(f"unknown algorithm {self.algorithm!r}; accepted: "
+                              f"{', '.join(ALGORITHMS)}")
+        if self.hidden > MAX_HIDDEN:
+            raise ConfigError(f"hidden must be at most {MAX_HIDDEN}, got {self.hidden}")
         if self.stages_per_generation is not None:
             positive("stages_per_generation", self.stages_per_generation)
             if self.stages_per_generation > len(training):
@@ -162,6 +186,18 @@ class EvolutionConfig:
     def held_out_stages(self) -> list[str]:
         """One name per test stage, generated sets expanded."""
         return expand_stages(self.test_stages)
+
+    def genome_size(self) -> int:
+        """Numbers in one genome of this run's policy."""
+        n = get_observation(self.observation).size
+        return (mlp_genome_size(n, self.hidden) if self.policy == "mlp"
+                else linear_genome_size(n))
+
+    def agent_spec(self, genome: np.ndarray) -> tuple:
+        """The runners' agent spec of one genome of this run's policy."""
+        if self.policy == "mlp":
+            return ("mlp", (self.observation, self.hidden, genome))
+        return ("linear", (self.observation, genome))
 
     def check_stages_load(self) -> None:
         """Build every stage now, so a bad profile fails before the run."""

@@ -54,8 +54,8 @@ class GenomeEvaluator:
         (default: every training stage)."""
         if stages is None:
             stages = self.config.training_stages()
-        obs = self.config.observation
-        items = [(("linear", (obs, np.asarray(g, dtype=np.float64))), stage)
+        spec = self.config.agent_spec
+        items = [(spec(np.asarray(g, dtype=np.float64)), stage)
                  for g in genomes for stage in stages]
         if self.pool is not None:
             results = self.pool.run(items, self.runner_config)

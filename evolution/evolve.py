@@ -14,7 +14,13 @@ from typing import Callable
 
 import numpy as np
 
-from evolution.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from evolution.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+)
+from evolution.cmaes import CMAES
 from evolution.config import EvolutionConfig
 from evolution.evaluate import GenomeEvaluator, held_out_report, stages_for_generation
 from evolution.ga import (
@@ -30,8 +36,6 @@ from evolution.ga import (
 from evolution.outputs import keep_stage_copies, write_best, write_config, write_logbook
 from runners.atomic import remove_stale_temporaries
 from runners.parallel import EpisodeError, WorkerDiedError
-from runners.linear import genome_size
-from speednik.observation import get_observation
 
 
 @dataclass
@@ -51,8 +55,9 @@ Reporter = Callable[[dict, EvolutionConfig, float], None]
 def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
            report: Reporter | None = None, map_fn=None) -> RunOutcome:
     run_dir = Path(run_dir)
-    obs_dim = get_observation(config.observation).size
-    toolbox = build_toolbox(config, genome_size(obs_dim))
+    size = config.genome_size()
+    toolbox = build_toolbox(config, size)
+    search = None
     stats = build_statistics()
     hof = new_hall_of_fame(max(config.elite, 1))
     logbook = new_logbook()
@@ -88,15 +93,26 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             logbook.extend(ckpt.logbook)
             evaluations.known = dict(ckpt.summaries)
             random.setstate(ckpt.random_state)
+            if config.algorithm == "cmaes":
+                if ckpt.search is None:
+                    raise CheckpointError(f"{run_dir}: the checkpoint holds no CMA-ES state")
+                search = CMAES.from_state(config, size, ckpt.search)
             elapsed_before = ckpt.elapsed
             rng_state = ckpt.random_state
+            search_state = ckpt.search
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
             random.seed(config.seed)
             t0 = time.perf_counter()
-            population = toolbox.population(n=config.population)
+            if config.algorithm == "cmaes":
+                search = CMAES(config, size)
+                population = search.ask()
+            else:
+                population = toolbox.population(n=config.population)
             evals = evaluations.assign(population)
             hof.update(population)
+            if search is not None:
+                search.tell(population)
             gen = 0
             record = generation_record(0, population, evals, evaluations,
                                        stats, time.perf_counter() - t0)
@@ -104,12 +120,13 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             logbook.record(**record)
             elapsed_before = record["seconds"]
             rng_state = random.getstate()
+            search_state = None if search is None else search.state()
             # Written once generation 0 is done: a run interrupted before
             # leaves nothing (and its directory empty).
             write_config(run_dir, config)
             keep_stage_copies(run_dir, config)
             _write_outputs(run_dir, config, population, hof, logbook,
-                           evaluations, gen, elapsed_before, rng_state, tests)
+                           evaluations, gen, elapsed_before, rng_state, tests, search_state)
             if report:
                 report(record, config, elapsed_before)
 
@@ -133,24 +150,30 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         try:
             while gen < config.generations:
                 t0 = time.perf_counter()
-                offspring = next_generation(population, hof, toolbox, config)
+                if search is not None:
+                    offspring = search.ask()
+                else:
+                    offspring = next_generation(population, hof, toolbox, config)
                 scoring["gen"] = gen + 1
                 evals = evaluations.assign(offspring, fresh=subsets)
                 if subsets:
                     rescore_hall_of_fame(hof, evaluations)
                 hof.update(offspring)
+                if search is not None:
+                    search.tell(offspring)
                 record = generation_record(gen + 1, offspring, evals, evaluations,
                                            stats, time.perf_counter() - t0)
                 record.update(tests.record(gen + 1, hof[0]))
-                finished = (offspring, gen + 1, random.getstate(), list(hof), record)
-                population, gen, rng_state, done_hof, last_record = finished
+                finished = (offspring, gen + 1, random.getstate(), list(hof), record,
+                            None if search is None else search.state())
+                population, gen, rng_state, done_hof, last_record, search_state = finished
                 logbook.record(**record)
                 evaluations.forget_all_but(list(population) + list(hof))
                 elapsed = time.perf_counter() - start
                 last = gen == config.generations
                 if last or gen % config.checkpoint_every == 0:
                     _write_outputs(run_dir, config, population, hof, logbook,
-                                   evaluations, gen, elapsed, rng_state, tests)
+                                   evaluations, gen, elapsed, rng_state, tests, search_state)
                 else:
                     write_logbook(run_dir, list(logbook))
                 if report:
@@ -160,7 +183,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             back_to_last_finished()
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, time.perf_counter() - start,
-                           rng_state, tests)
+                           rng_state, tests, search_state)
             raise
         except KeyboardInterrupt:
             interrupted = True
@@ -169,7 +192,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             back_to_last_finished()
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, time.perf_counter() - start,
-                           rng_state, tests)
+                           rng_state, tests, search_state)
 
     best = hof[0]
     return RunOutcome(run_dir, gen, best.fitness.values[0],
@@ -228,7 +251,8 @@ def rescore_hall_of_fame(hof, evaluations: Evaluations) -> None:
 
 def _write_outputs(run_dir: Path, config: EvolutionConfig, population, hof,
                    logbook, evaluations: Evaluations, gen: int,
-                   elapsed: float, rng_state, tests: HeldOut) -> None:
+                   elapsed: float, rng_state, tests: HeldOut,
+                   search_state: dict | None = None) -> None:
     write_logbook(run_dir, list(logbook))
     best = hof[0]
     found = next((r["gen"] for r in logbook
@@ -247,4 +271,5 @@ def _write_outputs(run_dir: Path, config: EvolutionConfig, population, hof,
         summaries=summaries,
         config=config.to_dict(),
         elapsed=elapsed,
+        search=search_state,
     ))

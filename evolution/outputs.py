@@ -160,7 +160,8 @@ def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
         Path(run_dir) / BEST_NAME, genome, observation=config.observation,
         stages=list(config.stages), max_steps=config.max_steps,
         stall_frames=config.stall_frames, fitness=fitness, generation=generation,
-        seed=config.seed, results=summary["results"], held_out=held_out)
+        seed=config.seed, results=summary["results"], held_out=held_out,
+        policy=config.policy, hidden=config.hidden if config.policy == "mlp" else None)
 
 
 def keep_stage_copies(run_dir: Path, config: EvolutionConfig) -> None:

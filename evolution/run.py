@@ -29,8 +29,6 @@ from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.genome_file import locate_stage
-from runners.linear import genome_size
-from speednik.observation import get_observation
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
 
@@ -47,9 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     d = _default
     p = OneLineParser(
         prog="python -m evolution.run", error_name="evolution.run",
-        description="Evolve linear policies (argmax of W @ observation + b "
-                    "over the 8 actions) that play Speednik stages. Fitness "
-                    "is the episode's total reward, averaged over the stages.",
+        description="Evolve policies (linear: argmax of W @ observation + b "
+                    "over the 8 actions, or a one-hidden-layer MLP) that play "
+                    "Speednik stages. Fitness is the episode's total reward, "
+                    "averaged over the training stages.",
         epilog="exit status: 0 done; 1 the run failed (its last finished generation is "
                "checkpointed); 2 bad input; 130 Ctrl-C, 143 SIGTERM (checkpointed, "
                "continue with --resume).")
@@ -83,6 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--observation",
         help="what the policy sees: 'basic' (12 values) or 'terrain' (the 12 plus "
              "rays for walls, gaps and slopes ahead, and the nearest enemy and spikes)")
+    opt("--policy", choices=("linear", "mlp"),
+        help="the policy family: 'linear' (argmax of W @ observation + b) or 'mlp' "
+             "(one hidden layer of --hidden tanh units)")
+    opt("--hidden", type=int, metavar="H", help="hidden units of --policy mlp")
+    opt("--algorithm", choices=("ga", "cmaes"),
+        help="the search: 'ga' (tournament selection, blend crossover, Gaussian "
+             "mutation, elitism: the operator options below) or 'cmaes' (DEAP's "
+             "CMA-ES with --population samples a generation and --init-sigma as its "
+             "first step size)")
     opt("--seed", type=int, help="the one seed every random choice flows from")
     opt("--engine", choices=ENGINES,
         help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
@@ -346,7 +354,9 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
     if not args.quiet:
         what = "resuming" if args.resume else "starting"
         print(f"{what} {run_dir}: stages {', '.join(config.stages)}, "
-              f"observation {config.observation}, population {config.population}, "
+              f"observation {config.observation}, policy {config.policy}"
+              f"{f' ({config.hidden} hidden)' if config.policy == 'mlp' else ''}, "
+              f"{config.algorithm}, population {config.population}, "
               f"{config.generations} generations, seed {config.seed}, "
               f"{config.workers} worker(s)", flush=True)
     if config.engine == "compiled":
@@ -427,7 +437,7 @@ def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None
 
 def check_memory(config: EvolutionConfig) -> None:
     """Refuse settings whose population would not fit in memory."""
-    need = config.memory_estimate(genome_size(get_observation(config.observation).size))
+    need = config.memory_estimate(config.genome_size())
     have = available_memory()
     if have is not None and need > have:
         raise ConfigError(
