@@ -33,8 +33,8 @@ from speednik.stages import expand_stages  # noqa: E402
 TEST_SETS = ("gen:medium:1000-1099", "gen:hard:1000-1099")
 # The README's recipe, less --seed and --out.
 RECIPE = ("--stage gen:medium:0-31 gen:hard:0-31 --stages-per-generation 16 "
-          f"--test-stage {' '.join(TEST_SETS)} --test-every 10 "
-          "--observation terrain --population 60 --generations 100").split()
+          f"--test-stage {' '.join(TEST_SETS)} --test-every 25 "
+          "--observation terrain --population 80 --generations 200").split()
 # `make bench`: the same recipe, a few generations and a small test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "
          "--test-stage gen:medium:1000-1019 gen:hard:1000-1019 --test-every 5 "
