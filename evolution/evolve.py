@@ -235,13 +235,17 @@ def rescore_hall_of_fame(hof, evaluations: Evaluations) -> None:
     """Give the hall of fame's genomes that were just scored anew (on a
     new draw of stages) their new fitness, and put it back in order, so
     each entry's fitness and summary come from the same stages."""
-    items = list(hof)
+    items = []
     changed = False
-    for ind in items:
+    for ind in hof:
         known = evaluations.known.get(ind.tobytes())
         if known is not None and known[0] != ind.fitness.values[0]:
+            # A new individual: the old one may still be the last finished
+            # generation's, which an interrupted run checkpoints.
+            ind = make_individual(ind)
             ind.fitness.values = (known[0],)
             changed = True
+        items.append(ind)
     if changed:
         items.sort(key=lambda ind: ind.fitness.values[0], reverse=True)
         hof.clear()

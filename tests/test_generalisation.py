@@ -119,3 +119,27 @@ def test_the_cli_reports_held_out_results(tmp_path):
          "--generations", "2"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert "held-out: completed" in resumed.stdout
+
+
+def test_a_run_on_drawn_stages_stopped_mid_generation_resumes_exactly(tmp_path):
+    # Tested every generation: the test runs after the generation's stages
+    # were drawn and the hall of fame scored anew on them, so stopping
+    # there stops a generation whose hall of fame has changed.
+    config = small(stages=("gen:easy:0-5",), stages_per_generation=2, generations=5,
+                   engine="python", workers=1, max_steps=300,
+                   test_stages=("gen:easy:50",), test_every=1)
+    straight = evolve(config, tmp_path / "straight")
+    calls = {"training": 0}
+
+    def stop_after_generation_3_is_scored(fn, jobs):
+        testing = all(job[4] == "gen:easy:50" for job in jobs)
+        if calls["training"] == 4:   # generation 3 scored: stop at the next call
+            raise KeyboardInterrupt
+        calls["training"] += not testing
+        return [fn(job) for job in jobs]
+
+    stopped = evolve(config, tmp_path / "split", map_fn=stop_after_generation_3_is_scored)
+    assert stopped.interrupted
+    resumed = evolve(config, tmp_path / "split", resume=True)
+    assert training(resumed.logbook) == training(straight.logbook)
+    assert best(tmp_path / "split") == best(tmp_path / "straight")
