@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from evolution.config import EvolutionConfig
+from speednik.stages import expand_stages
 from runners import EpisodePool, RunnerConfig, run_episodes
 
 
@@ -92,11 +93,18 @@ def held_out_report(config: EvolutionConfig, evaluated: tuple[float, dict]) -> d
     """What the logbook and best.json keep of a genome's held-out test."""
     _, summary = evaluated
     results = summary["results"]
+
+    def goals(names) -> int:
+        return int(sum(1 for n in names if results[n]["metrics"]["goal_reached"]))
+
     return {
         "stages": list(config.test_stages),
         "count": len(results),
-        "goals": int(sum(1 for r in results.values() if r["metrics"]["goal_reached"])),
+        "goals": goals(results),
         "progress": summary["progress"],
+        # Completed and played, for each test stage or set as named.
+        "by_set": {name: [goals(expand_stages([name])), len(expand_stages([name]))]
+                   for name in config.test_stages},
         "results": results,
     }
 

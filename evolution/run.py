@@ -402,6 +402,9 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
         print(f"held-out: completed {h['goals']} of {h['count']} test stages "
               f"({100 * h['goals'] / h['count']:.1f}%), mean progress "
               f"{100 * h['progress']:.1f}%")
+        if len(h["by_set"]) > 1:
+            for name, (done, count) in h["by_set"].items():
+                print(f"  {name}: {done} of {count} ({100 * done / count:.1f}%)")
     print(f"wall time {_fmt_time(time.perf_counter() - t0)}")
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
     print(f"draw its fitness curves: {_python()} -m plots fitness {run_dir}")

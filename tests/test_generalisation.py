@@ -45,6 +45,7 @@ def test_test_stages_never_change_the_evolution(tmp_path):
     assert all(r["test_goals"] is None for r in plain.logbook)
     held = best(tmp_path / "tested")["held_out"]
     assert held["count"] == 6 and held["stages"] == ["gen:medium:100-105"]
+    assert held["by_set"] == {"gen:medium:100-105": [held["goals"], 6]}
     assert sorted(held["results"]) == [f"gen:medium:{s}" for s in range(100, 106)]
     assert held["goals"] == tested.logbook[-1]["test_goals"] == tested.held_out["goals"]
     # The logbook on disk keeps the empty test cells as empty.
@@ -104,16 +105,18 @@ def test_bad_generalisation_settings_are_named(changes, words):
 def test_the_cli_reports_held_out_results(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "evolution.run", "--stage", "gen:easy:0-1",
-         "--test-stage", "gen:easy:50-52", "--test-every", "1", "--population", "6",
+         "--test-stage", "gen:easy:50-52", "gen:medium:60", "--test-every", "1",
+         "--population", "6",
          "--generations", "1", "--max-steps", "400", "--observation", "terrain",
          "--out", str(tmp_path / "run")],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("held-out ") == 2
-    assert "held-out: completed" in out.stdout and "of 3 test stages" in out.stdout
+    assert "held-out: completed" in out.stdout and "of 4 test stages" in out.stdout
+    assert "  gen:easy:50-52: " in out.stdout and "  gen:medium:60: " in out.stdout
     settings = json.loads((tmp_path / "run" / "config.json").read_text())["settings"]
     assert settings["stages"] == ["gen:easy:0-1"]
-    assert settings["test_stages"] == ["gen:easy:50-52"]
+    assert settings["test_stages"] == ["gen:easy:50-52", "gen:medium:60"]
     resumed = subprocess.run(
         [sys.executable, "-m", "evolution.run", "--resume", str(tmp_path / "run"),
          "--generations", "2"], cwd=ROOT, capture_output=True, text=True, timeout=300)
