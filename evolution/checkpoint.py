@@ -31,6 +31,7 @@ ARRAYS = ("population", "population_fitness", "hall_of_fame", "hall_of_fame_fitn
           "summary_genomes", "random_internal", "meta")
 
 Scored = list[tuple[np.ndarray, float]]
+SEARCH_PREFIX = "search_"
 
 
 class CheckpointError(ValueError):
@@ -47,6 +48,9 @@ class Checkpoint:
     summaries: dict[bytes, tuple[float, dict]]
     config: dict
     elapsed: float
+    # A search strategy's state ({"arrays": name -> ndarray, "meta": dict}),
+    # for CMA-ES; None for the genetic algorithm.
+    search: dict | None = None
 
 
 def _matrix(genomes: list[np.ndarray]) -> np.ndarray:
@@ -65,7 +69,10 @@ def checkpoint_bytes(ckpt: Checkpoint) -> bytes:
         "config": ckpt.config, "logbook": [dict(r) for r in ckpt.logbook],
         "random_version": version, "gauss_next": gauss_next,
         "summaries": [ckpt.summaries[k] for k in keys],
+        "search": None if ckpt.search is None else ckpt.search["meta"],
     }
+    search_arrays = {} if ckpt.search is None else {
+        SEARCH_PREFIX + name: np.asarray(a) for name, a in ckpt.search["arrays"].items()}
     genome_size = len(ckpt.population[0][0]) if ckpt.population else 0
     buf = io.BytesIO()
     np.savez(
@@ -77,7 +84,8 @@ def checkpoint_bytes(ckpt: Checkpoint) -> bytes:
         summary_genomes=np.frombuffer(b"".join(keys), dtype=np.float64).reshape(
             len(keys), genome_size),
         random_internal=np.array(internal, dtype=np.int64),
-        meta=np.array(json.dumps(meta, allow_nan=False)))
+        meta=np.array(json.dumps(meta, allow_nan=False)),
+        **search_arrays)
     return buf.getvalue()
 
 
@@ -105,6 +113,8 @@ def load_checkpoint(run_dir: str | Path) -> Checkpoint:
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in ARRAYS}
+            search_arrays = {name[len(SEARCH_PREFIX):]: npz[name] for name in npz.files
+                             if name.startswith(SEARCH_PREFIX)}
         meta = json.loads(str(arrays["meta"][()]))
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise CheckpointError(
@@ -117,7 +127,13 @@ def load_checkpoint(run_dir: str | Path) -> Checkpoint:
             f"{path}: checkpoint version {meta.get('version')!r}, this tool "
             f"reads version {VERSION}")
     try:
-        return _checked(arrays, meta)
+        ckpt = _checked(arrays, meta)
+        search = meta.get("search")
+        if search is not None:
+            if not isinstance(search, dict) or not search_arrays:
+                raise ValueError("the search strategy's state is incomplete")
+            ckpt.search = {"arrays": search_arrays, "meta": search}
+        return ckpt
     except (KeyError, TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: damaged checkpoint ({exc})") from None
 

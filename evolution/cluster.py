@@ -182,8 +182,15 @@ def _worker_threads() -> int:
         return 1
 
 
+def agent_spec(policy: tuple, observation: str, genome: np.ndarray) -> tuple:
+    """The runners' spec of a genome of `policy`: ("linear",) or ("mlp", hidden)."""
+    if policy[0] == "mlp":
+        return ("mlp", (observation, policy[1], genome))
+    return ("linear", (observation, genome))
+
+
 def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
-                   engine: str = "compiled") -> dict:
+                   engine: str = "compiled", policy: tuple = ("linear",)) -> dict:
     """Every genome of a chunk (rows of a float64 array) on every stage,
     genome-major, as `EpisodeResult.to_dict()`s packed in columns
     (`pack_results`). `stages` are stage
@@ -195,7 +202,7 @@ def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
     config = RunnerConfig(**settings)
     built = [_worker_stage(s) for s in stages]
     observation = config.observation
-    items = [(("linear", (observation, row)), stage)
+    items = [(agent_spec(policy, observation, row), stage)
              for row in np.asarray(genomes, dtype=np.float64) for stage in built]
     # The readable runner runs in the task's own thread: no process pool
     # inside a worker.
@@ -338,10 +345,11 @@ class DaskSession:
 
     # -- a generation
 
-    def run(self, rows: np.ndarray, stop=None) -> list[dict]:
-        """Every genome (a row) on every stage, genome-major, as
-        `EpisodeResult.to_dict()`s packed by chunk (`pack_results`), in
-        chunk order. `stop()`, asked while waiting, may
+    def run(self, rows: np.ndarray, stop=None, stages: Sequence[Any] | None = None,
+            policy: tuple = ("linear",)) -> list[dict]:
+        """Every genome (a row) on every stage (default: the session's),
+        genome-major, as `EpisodeResult.to_dict()`s packed by chunk
+        (`pack_results`), in chunk order. `stop()`, asked while waiting, may
         call the generation off (`Stopped`)."""
         from distributed.client import FutureCancelledError
 
@@ -349,15 +357,20 @@ class DaskSession:
 
         if self.client is None:
             raise ClusterError("the cluster connection is closed")
-        n = len(self.stages)
+        if stages is None:
+            payload = self._payload
+        else:
+            payload = [self._payload[self.stages.index(s)] if s in self.stages
+                       else stage_payload(s) for s in stages]
+        n = len(payload)
         sizes = chunk_sizes(len(rows), n, self._threads_or_zero())
         futures: list = []
         try:
             starts, at = [], 0
             for size in sizes:
                 futures.append(self.client.submit(
-                    evaluate_chunk, rows[at:at + size], self._payload, self.settings,
-                    self.engine, pure=False))
+                    evaluate_chunk, rows[at:at + size], payload, self.settings,
+                    self.engine, policy, pure=False))
                 starts.append(at)
                 at += size
             self._wait(futures, stop)
@@ -480,7 +493,8 @@ def _serve(conn, scheduler: str, stages: tuple, settings: dict, workers: int,
                 if message[0] != "run":
                     return
                 try:
-                    conn.send(("ok", session.run(message[1], stop=conn.poll)))
+                    conn.send(("ok", session.run(message[1], stop=conn.poll,
+                                                 stages=message[2], policy=message[3])))
                 except Stopped:
                     return
                 except EpisodeError as e:
@@ -562,14 +576,19 @@ class ClusterEvaluation:
             self._conn.close()
         self._process = self._conn = None
 
-    def run(self, genomes: Sequence[np.ndarray]) -> list:
+    def run(self, genomes: Sequence[np.ndarray], stages: Sequence[Any] | None = None,
+            policy: tuple = ("linear",)) -> list:
+        """`EpisodeResult`s of every genome on every stage (default: the
+        run's training stages), genome-major; `policy` is ("linear",) or
+        ("mlp", hidden)."""
         from runners import EpisodeResult
 
         if self._conn is None:
             raise ClusterError("the cluster connection is closed")
         rows = np.asarray([np.asarray(g, dtype=np.float64) for g in genomes])
         try:
-            self._conn.send(("run", rows))
+            self._conn.send(("run", rows, None if stages is None else tuple(stages),
+                             tuple(policy)))
         except OSError:
             raise ClusterError("the process holding the Dask client ended") from None
         reply = self._receive(None)

@@ -4,10 +4,14 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 
+import numpy as np
+
 from evolution.cluster import check_scheduler
 from runners.compiled import ENGINES
-from speednik.observation import list_observations
-from speednik.stages import list_stages, load_stage
+from runners.linear import genome_size as linear_genome_size
+from runners.mlp import MAX_HIDDEN, mlp_genome_size
+from speednik.observation import get_observation, list_observations
+from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages, load_stage
 
 
 # Gaussian standard deviations beyond this only throw weights about; the
@@ -37,6 +41,10 @@ def available_memory() -> int | None:
         return None
 
 
+POLICIES = ("linear", "mlp")
+ALGORITHMS = ("ga", "cmaes")
+
+
 class ConfigError(ValueError):
     """A setting out of range or unknown; the message names it."""
 
@@ -63,9 +71,24 @@ class EvolutionConfig:
     # Where generations are evaluated: None in this process, "local" or a
     # Dask scheduler's address. Recorded; it changes nothing in the results.
     scheduler: str | None = None
+    # Held-out stages the best genome so far is played on every
+    # `test_every` generations; they never influence the run.
+    test_stages: tuple[str, ...] = ()
+    test_every: int = 10
+    # Each generation is scored on this many of the training stages,
+    # drawn from (seed, generation); None: on all of them.
+    stages_per_generation: int | None = None
+    # The policy family: "linear" (argmax of W @ obs + b) or "mlp" (one
+    # hidden layer of `hidden` tanh units).
+    policy: str = "linear"
+    hidden: int = 16
+    # The search: "ga" (tournament, blend, Gaussian mutation, elitism) or
+    # "cmaes" (DEAP's CMA-ES, lambda = population, sigma = init_sigma).
+    algorithm: str = "ga"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stages", tuple(self.stages))
+        object.__setattr__(self, "test_stages", tuple(self.test_stages))
         self.validate()
 
     def validate(self) -> None:
@@ -116,47 +139,103 @@ class EvolutionConfig:
             raise ConfigError(str(exc)) from None
         if not self.stages:
             raise ConfigError("at least one stage is needed")
-        if len(set(self.stages)) != len(self.stages):
-            raise ConfigError(f"a stage is named twice in {list(self.stages)}")
-        names = [os.path.basename(s) for s in self.stages if s.endswith(".toml")]
-        if len(set(names)) != len(names):
+        training = self._expanded("stages", self.stages)
+        testing = self._expanded("test_stages", self.test_stages)
+        shared = sorted(set(training) & set(testing))
+        if shared:
             raise ConfigError(
-                f"two stage profiles share a file name in {list(self.stages)}; a run "
-                f"keeps a copy of each by its file name: rename one")
-        builtin = list_stages()
-        for stage in self.stages:
-            if stage not in builtin and not stage.endswith(".toml"):
+                f"{shared[0]!r} is both a training and a test stage; accepted: test "
+                f"stages the run never trains on")
+        positive("test_every", self.test_every)
+        if self.policy not in POLICIES:
+            raise ConfigError(f"unknown policy {self.policy!r}; accepted: "
+                              f"{', '.join(POLICIES)}")
+        positive("hidden", self.hidden)
+        if self.algorithm not in ALGORITHMS:
+            raise ConfigError(f"unknown algorithm {self.algorithm!r}; accepted: "
+                              f"{', '.join(ALGORITHMS)}")
+        if self.hidden > MAX_HIDDEN:
+            raise ConfigError(f"hidden must be at most {MAX_HIDDEN}, got {self.hidden}")
+        if self.stages_per_generation is not None:
+            positive("stages_per_generation", self.stages_per_generation)
+            if self.stages_per_generation > len(training):
                 raise ConfigError(
-                    f"unknown stage {stage!r}; accepted: {', '.join(builtin)} "
-                    "or a path to a .toml profile")
+                    f"stages_per_generation ({self.stages_per_generation}) exceeds the "
+                    f"{len(training)} training stage(s); accepted: 1 to {len(training)}")
         if self.observation not in list_observations():
             raise ConfigError(
                 f"unknown observation {self.observation!r}; accepted: "
                 f"{', '.join(list_observations())}")
 
+    @staticmethod
+    def _expanded(what: str, names: tuple[str, ...]) -> list[str]:
+        try:
+            expanded = expand_stages(names)
+        except StageSetError as exc:
+            raise ConfigError(f"{what}: {exc}") from None
+        files = [os.path.basename(s) for s in names if s.endswith(".toml")]
+        if len(set(files)) != len(files):
+            raise ConfigError(
+                f"two stage profiles share a file name in {list(names)}; a run "
+                f"keeps a copy of each by its file name: rename one")
+        builtin = list_stages()
+        for stage in expanded:
+            if stage not in builtin and not stage.endswith(".toml") \
+                    and not is_stage_set(stage):
+                raise ConfigError(
+                    f"unknown stage {stage!r}; accepted: {', '.join(builtin)}, "
+                    "a path to a .toml profile, or a generated set gen:DIFFICULTY:SEEDS")
+        return expanded
+
+    def training_stages(self) -> list[str]:
+        """One name per training stage, generated sets expanded."""
+        return expand_stages(self.stages)
+
+    def held_out_stages(self) -> list[str]:
+        """One name per test stage, generated sets expanded."""
+        return expand_stages(self.test_stages)
+
+    def genome_size(self) -> int:
+        """Numbers in one genome of this run's policy."""
+        n = get_observation(self.observation).size
+        return (mlp_genome_size(n, self.hidden) if self.policy == "mlp"
+                else linear_genome_size(n))
+
+    def agent_spec(self, genome: np.ndarray) -> tuple:
+        """The runners' agent spec of one genome of this run's policy."""
+        if self.policy == "mlp":
+            return ("mlp", (self.observation, self.hidden, genome))
+        return ("linear", (self.observation, genome))
+
     def check_stages_load(self) -> None:
         """Build every stage now, so a bad profile fails before the run."""
-        for stage in self.stages:
+        for stage in self.training_stages() + self.held_out_stages():
             try:
                 load_stage(stage)
             except (KeyError, ValueError, OSError) as exc:
                 raise ConfigError(f"stage {stage!r} cannot be loaded: {exc}") from None
 
     def evaluation_tasks(self) -> int:
-        """Episodes in one generation: every genome on every stage."""
-        return self.population * len(self.stages)
+        """Episodes in one generation: every genome on every stage it is
+        scored on."""
+        return self.population * self.stages_scored()
+
+    def stages_scored(self) -> int:
+        """How many training stages each generation is scored on."""
+        return self.stages_per_generation or len(self.training_stages())
 
     def memory_estimate(self, genome_size: int) -> int:
         """Bytes a run of these settings needs, roughly: the population,
         its offspring and the remembered evaluations (genome, fitness and
         each stage's episode summary), and the worker processes."""
-        per_genome = 8 * genome_size + GENOME_OVERHEAD + SUMMARY_BYTES * len(self.stages)
+        per_genome = 8 * genome_size + GENOME_OVERHEAD + SUMMARY_BYTES * self.stages_scored()
         workers = min(self.workers, self.evaluation_tasks())
         return 3 * self.population * per_genome + workers * WORKER_BYTES
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["stages"] = list(self.stages)
+        d["test_stages"] = list(self.test_stages)
         return d
 
     @classmethod

@@ -7,7 +7,8 @@ A genome crosses to a worker as a plain float array inside a
 in this process on `workers` threads; with the python engine on a pool of
 `workers` processes; with a `scheduler`, on a Dask cluster in chunks of
 genomes (`evolution.cluster`). All give the same results. Fitness is the
-mean total reward over the stages.
+mean total reward over the stages (all training stages, or the ones a
+generation draws: `stages_for_generation`).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from evolution.config import EvolutionConfig
+from speednik.stages import expand_stages
 from runners import EpisodePool, RunnerConfig, run_episodes
 
 
@@ -41,7 +43,7 @@ class GenomeEvaluator:
             from evolution.cluster import ClusterEvaluation
 
             self.cluster = ClusterEvaluation(
-                self.config.scheduler, self.config.stages, self.runner_config,
+                self.config.scheduler, self.config.training_stages(), self.runner_config,
                 workers=self.config.workers, engine=self.config.engine).__enter__()
             return self
         # The compiled engine runs in this process on threads: no pool.
@@ -59,13 +61,19 @@ class GenomeEvaluator:
             self.pool.__exit__(*exc)
             self.pool = None
 
-    def __call__(self, genomes: Sequence[np.ndarray]) -> list[tuple[float, dict]]:
-        stages = self.config.stages
-        obs = self.config.observation
-        items = [(("linear", (obs, np.asarray(g, dtype=np.float64))), stage)
+    def __call__(self, genomes: Sequence[np.ndarray],
+                 stages: Sequence[str] | None = None) -> list[tuple[float, dict]]:
+        """Each genome's mean total reward and summary over `stages`
+        (default: every training stage)."""
+        if stages is None:
+            stages = self.config.training_stages()
+        spec = self.config.agent_spec
+        items = [(spec(np.asarray(g, dtype=np.float64)), stage)
                  for g in genomes for stage in stages]
         if self.cluster is not None:
-            results = self.cluster.run(genomes)
+            policy = (("mlp", self.config.hidden) if self.config.policy == "mlp"
+                      else ("linear",))
+            results = self.cluster.run(genomes, stages=stages, policy=policy)
         elif self.pool is not None:
             results = self.pool.run(items, self.runner_config)
         elif self.config.engine == "compiled" and self.map_fn is None:
@@ -81,6 +89,40 @@ class GenomeEvaluator:
             fitness = float(np.mean([r.total_reward for r in per_stage]))
             out.append((fitness, summarise(stages, per_stage)))
         return out
+
+
+def stages_for_generation(config: EvolutionConfig, generation: int) -> list[str]:
+    """The training stages generation `generation` is scored on: all of
+    them, or `stages_per_generation` of them drawn by a pure function of
+    (seed, generation), in training order. It consumes none of the run's
+    random numbers, so a resumed run draws the same stages."""
+    stages = config.training_stages()
+    k = config.stages_per_generation
+    if k is None or k >= len(stages):
+        return stages
+    rng = np.random.default_rng([config.seed & 0xFFFFFFFF, generation, 0x57A6E5])
+    chosen = np.sort(rng.choice(len(stages), size=k, replace=False))
+    return [stages[i] for i in chosen]
+
+
+def held_out_report(config: EvolutionConfig, evaluated: tuple[float, dict]) -> dict:
+    """What the logbook and best.json keep of a genome's held-out test."""
+    _, summary = evaluated
+    results = summary["results"]
+
+    def goals(names) -> int:
+        return int(sum(1 for n in names if results[n]["metrics"]["goal_reached"]))
+
+    return {
+        "stages": list(config.test_stages),
+        "count": len(results),
+        "goals": goals(results),
+        "progress": summary["progress"],
+        # Completed and played, for each test stage or set as named.
+        "by_set": {name: [goals(expand_stages([name])), len(expand_stages([name]))]
+                   for name in config.test_stages},
+        "results": results,
+    }
 
 
 def summarise(stages: Sequence[str], results) -> dict:

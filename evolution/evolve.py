@@ -14,10 +14,16 @@ from typing import Callable
 
 import numpy as np
 
-from evolution.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from evolution.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+)
 from evolution.cluster import ClusterError
+from evolution.cmaes import CMAES
 from evolution.config import EvolutionConfig
-from evolution.evaluate import GenomeEvaluator
+from evolution.evaluate import GenomeEvaluator, held_out_report, stages_for_generation
 from evolution.ga import (
     Evaluations,
     build_statistics,
@@ -31,8 +37,6 @@ from evolution.ga import (
 from evolution.outputs import keep_stage_copies, write_best, write_config, write_logbook
 from runners.atomic import remove_stale_temporaries
 from runners.parallel import EpisodeError, WorkerDiedError
-from runners.linear import genome_size
-from speednik.observation import get_observation
 
 
 @dataclass
@@ -43,6 +47,7 @@ class RunOutcome:
     best_summary: dict
     logbook: list[dict]
     interrupted: bool = False
+    held_out: dict | None = None
 
 
 Reporter = Callable[[dict, EvolutionConfig, float], None]
@@ -56,8 +61,9 @@ LOGBOOK_SECONDS = 1.0
 def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
            report: Reporter | None = None, map_fn=None) -> RunOutcome:
     run_dir = Path(run_dir)
-    obs_dim = get_observation(config.observation).size
-    toolbox = build_toolbox(config, genome_size(obs_dim))
+    size = config.genome_size()
+    toolbox = build_toolbox(config, size)
+    search = None
     stats = build_statistics()
     hof = new_hall_of_fame(max(config.elite, 1))
     logbook = new_logbook()
@@ -65,7 +71,14 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
     # What an interrupted write left behind goes first.
     remove_stale_temporaries(run_dir)
     with GenomeEvaluator(config, map_fn=map_fn) as evaluator:
-        evaluations = Evaluations(evaluator)
+        # The generation being scored picks its stages (all of them unless
+        # stages_per_generation is set); a draw of stages makes every
+        # genome of the generation be scored anew on it.
+        scoring = {"gen": 0}
+        subsets = config.stages_scored() < len(config.training_stages())
+        evaluations = Evaluations(
+            lambda genomes: evaluator(genomes, stages_for_generation(config, scoring["gen"])))
+        tests = HeldOut(config, evaluator)
         if resume:
             ckpt = load_checkpoint(run_dir)
             write_config(run_dir, config)  # the new generation total
@@ -86,27 +99,40 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             logbook.extend(ckpt.logbook)
             evaluations.known = dict(ckpt.summaries)
             random.setstate(ckpt.random_state)
+            if config.algorithm == "cmaes":
+                if ckpt.search is None:
+                    raise CheckpointError(f"{run_dir}: the checkpoint holds no CMA-ES state")
+                search = CMAES.from_state(config, size, ckpt.search)
             elapsed_before = ckpt.elapsed
             rng_state = ckpt.random_state
+            search_state = ckpt.search
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
             random.seed(config.seed)
             t0 = time.perf_counter()
-            population = toolbox.population(n=config.population)
+            if config.algorithm == "cmaes":
+                search = CMAES(config, size)
+                population = search.ask()
+            else:
+                population = toolbox.population(n=config.population)
             evals = evaluations.assign(population)
             hof.update(population)
+            if search is not None:
+                search.tell(population)
             gen = 0
             record = generation_record(0, population, evals, evaluations,
                                        stats, time.perf_counter() - t0)
+            record.update(tests.record(0, hof[0]))
             logbook.record(**record)
             elapsed_before = record["seconds"]
             rng_state = random.getstate()
+            search_state = None if search is None else search.state()
             # Written once generation 0 is done: a run interrupted before
             # leaves nothing (and its directory empty).
             write_config(run_dir, config)
             keep_stage_copies(run_dir, config)
             _write_outputs(run_dir, config, population, hof, logbook,
-                           evaluations, gen, elapsed_before, rng_state)
+                           evaluations, gen, elapsed_before, rng_state, tests, search_state)
             if report:
                 report(record, config, elapsed_before)
 
@@ -131,20 +157,30 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         try:
             while gen < config.generations:
                 t0 = time.perf_counter()
-                offspring = next_generation(population, hof, toolbox, config)
-                evals = evaluations.assign(offspring)
+                if search is not None:
+                    offspring = search.ask()
+                else:
+                    offspring = next_generation(population, hof, toolbox, config)
+                scoring["gen"] = gen + 1
+                evals = evaluations.assign(offspring, fresh=subsets)
+                if subsets:
+                    rescore_hall_of_fame(hof, evaluations)
                 hof.update(offspring)
+                if search is not None:
+                    search.tell(offspring)
                 record = generation_record(gen + 1, offspring, evals, evaluations,
                                            stats, time.perf_counter() - t0)
-                finished = (offspring, gen + 1, random.getstate(), list(hof), record)
-                population, gen, rng_state, done_hof, last_record = finished
+                record.update(tests.record(gen + 1, hof[0]))
+                finished = (offspring, gen + 1, random.getstate(), list(hof), record,
+                            None if search is None else search.state())
+                population, gen, rng_state, done_hof, last_record, search_state = finished
                 logbook.record(**record)
                 evaluations.forget_all_but(list(population) + list(hof))
                 elapsed = time.perf_counter() - start
                 last = gen == config.generations
                 if last or gen % config.checkpoint_every == 0:
                     _write_outputs(run_dir, config, population, hof, logbook,
-                                   evaluations, gen, elapsed, rng_state)
+                                   evaluations, gen, elapsed, rng_state, tests, search_state)
                     logbook_written = time.perf_counter()
                 elif time.perf_counter() - logbook_written >= LOGBOOK_SECONDS:
                     # Between checkpoints, which hold the logbook durably,
@@ -159,7 +195,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             back_to_last_finished()
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, time.perf_counter() - start,
-                           rng_state)
+                           rng_state, tests, search_state)
             raise
         except KeyboardInterrupt:
             interrupted = True
@@ -168,22 +204,77 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             back_to_last_finished()
             _write_outputs(run_dir, config, population, hof, logbook,
                            evaluations, gen, time.perf_counter() - start,
-                           rng_state)
+                           rng_state, tests, search_state)
 
     best = hof[0]
     return RunOutcome(run_dir, gen, best.fitness.values[0],
-                      evaluations.summary(best), list(logbook), interrupted)
+                      evaluations.summary(best), list(logbook), interrupted,
+                      tests.known(best))
+
+
+class HeldOut:
+    """The best genome's results on the test stages, every `test_every`
+    generations and at the last one. Played apart from the run: nothing
+    here touches the population, the hall of fame or the random state."""
+
+    def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator) -> None:
+        self.config = config
+        self.evaluator = evaluator
+        self.stages = config.held_out_stages()
+        self._last: tuple[bytes, dict] | None = None
+
+    def known(self, genome: np.ndarray) -> dict | None:
+        """The held-out report of `genome` if it was tested."""
+        if self._last is not None and self._last[0] == np.asarray(genome).tobytes():
+            return self._last[1]
+        return None
+
+    def record(self, gen: int, best: np.ndarray) -> dict:
+        """The logbook's test columns for generation `gen` (None when not
+        tested this generation)."""
+        if not self.stages or not (gen % self.config.test_every == 0
+                                   or gen == self.config.generations):
+            return {"test_goals": None, "test_progress": None}
+        report = self.known(best)
+        if report is None:
+            evaluated = self.evaluator([np.asarray(best)], self.stages)[0]
+            report = held_out_report(self.config, evaluated)
+            self._last = (np.asarray(best).tobytes(), report)
+        return {"test_goals": report["goals"], "test_progress": report["progress"]}
+
+
+def rescore_hall_of_fame(hof, evaluations: Evaluations) -> None:
+    """Give the hall of fame's genomes that were just scored anew (on a
+    new draw of stages) their new fitness, and put it back in order, so
+    each entry's fitness and summary come from the same stages."""
+    items = []
+    changed = False
+    for ind in hof:
+        known = evaluations.known.get(ind.tobytes())
+        if known is not None and known[0] != ind.fitness.values[0]:
+            # A new individual: the old one may still be the last finished
+            # generation's, which an interrupted run checkpoints.
+            ind = make_individual(ind)
+            ind.fitness.values = (known[0],)
+            changed = True
+        items.append(ind)
+    if changed:
+        items.sort(key=lambda ind: ind.fitness.values[0], reverse=True)
+        hof.clear()
+        for ind in reversed(items):   # insert() puts ties ahead
+            hof.insert(ind)
 
 
 def _write_outputs(run_dir: Path, config: EvolutionConfig, population, hof,
                    logbook, evaluations: Evaluations, gen: int,
-                   elapsed: float, rng_state) -> None:
+                   elapsed: float, rng_state, tests: HeldOut,
+                   search_state: dict | None = None) -> None:
     write_logbook(run_dir, list(logbook))
     best = hof[0]
     found = next((r["gen"] for r in logbook
                   if r["max"] >= best.fitness.values[0]), gen)
     write_best(run_dir, config, best, best.fitness.values[0],
-               evaluations.summary(best), found)
+               evaluations.summary(best), found, tests.known(best))
     keep = list(population) + list(hof)
     summaries = {np.asarray(k).tobytes(): evaluations.known[np.asarray(k).tobytes()]
                  for k in keep}
@@ -196,4 +287,5 @@ def _write_outputs(run_dir: Path, config: EvolutionConfig, population, hof,
         summaries=summaries,
         config=config.to_dict(),
         elapsed=elapsed,
+        search=search_state,
     ))

@@ -77,7 +77,9 @@ def build_statistics() -> tools.Statistics:
 
 
 LOGBOOK_HEADER = ("gen", "evals", "min", "mean", "max", "std",
-                  "best_progress", "completions", "seconds")
+                  "best_progress", "completions", "seconds", "test_goals", "test_progress")
+# Columns left empty in generations without a held-out test.
+OPTIONAL_COLUMNS = ("test_goals", "test_progress")
 
 
 def new_logbook() -> tools.Logbook:
@@ -98,13 +100,14 @@ class Evaluations:
         self.evaluate = evaluate
         self.known: dict[bytes, Evaluation] = {}
 
-    def assign(self, individuals: Sequence[Individual]) -> int:
-        """Give every individual without a valid fitness one; returns how
-        many episodes batches were run (new genomes)."""
+    def assign(self, individuals: Sequence[Individual], fresh: bool = False) -> int:
+        """Give every individual without a valid fitness one (with
+        `fresh`, every individual: the stages changed); returns how many
+        genomes were evaluated."""
         todo: dict[bytes, Individual] = {}
         for ind in individuals:
             key = ind.tobytes()
-            if key not in self.known and key not in todo:
+            if (fresh or key not in self.known) and key not in todo:
                 todo[key] = ind
         if todo:
             results = self.evaluate([np.asarray(ind) for ind in todo.values()])

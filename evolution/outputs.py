@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from evolution.config import EvolutionConfig
-from evolution.ga import LOGBOOK_HEADER
+from evolution.ga import LOGBOOK_HEADER, OPTIONAL_COLUMNS
 from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from runners.genome_file import BEST_NAME, STAGE_COPIES, write_genome_file
 
@@ -98,8 +98,12 @@ def read_logbook(path: Path) -> list[dict]:
     logbook file itself)."""
     columns = read_logbook_columns(path)
     n = len(columns["gen"])
-    return [{k: (int(v[i]) if k in ("gen", "evals", "completions") else float(v[i]))
-             for k, v in columns.items()} for i in range(n)]
+    def value(k: str, x: float):
+        if k in OPTIONAL_COLUMNS:
+            return None if np.isnan(x) else (int(x) if k == "test_goals" else float(x))
+        return int(x) if k in ("gen", "evals", "completions") else float(x)
+
+    return [{k: value(k, v[i]) for k, v in columns.items()} for i in range(n)]
 
 
 def read_logbook_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
@@ -117,13 +121,18 @@ def read_logbook_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
         raise RunFileError(f"{path}: missing; {RUN_ACCEPTED}") from None
     except (OSError, csv.Error, UnicodeDecodeError) as e:
         raise RunFileError(f"{path}: not readable ({e}); {RUN_ACCEPTED}") from None
-    missing = [c for c in LOGBOOK_COLUMNS if c not in header]
+    missing = [c for c in LOGBOOK_COLUMNS if c not in header and c not in OPTIONAL_COLUMNS]
     if missing:
         raise RunFileError(f"{path}: no column(s) {', '.join(missing)}; {RUN_ACCEPTED}")
     if not rows:
         raise RunFileError(f"{path}: no generations logged yet; {RUN_ACCEPTED}")
     columns: dict[str, np.ndarray] = {}
     for name in LOGBOOK_COLUMNS:
+        if name in OPTIONAL_COLUMNS:
+            # Empty in generations that were not tested (NaN here).
+            columns[name] = np.array([float(r[name]) if r.get(name) not in (None, "")
+                                      else np.nan for r in rows])
+            continue
         try:
             columns[name] = np.array([float(r[name]) for r in rows])
         except (TypeError, ValueError):
@@ -143,19 +152,22 @@ def _is_float(text: Any) -> bool:
 
 
 def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
-               fitness: float, summary: dict, generation: int) -> None:
-    """best.json: the best genome with all it needs to be replayed."""
+               fitness: float, summary: dict, generation: int,
+               held_out: dict | None = None) -> None:
+    """best.json: the best genome with all it needs to be replayed, and
+    its held-out results when it was tested."""
     write_genome_file(
         Path(run_dir) / BEST_NAME, genome, observation=config.observation,
         stages=list(config.stages), max_steps=config.max_steps,
         stall_frames=config.stall_frames, fitness=fitness, generation=generation,
-        seed=config.seed, results=summary["results"])
+        seed=config.seed, results=summary["results"], held_out=held_out,
+        policy=config.policy, hidden=config.hidden if config.policy == "mlp" else None)
 
 
 def keep_stage_copies(run_dir: Path, config: EvolutionConfig) -> None:
     """Copy each .toml profile of the run into `run_dir/stages/`, where
     replay and resume find it when the original has moved."""
-    for stage in config.stages:
+    for stage in config.stages + config.test_stages:
         if stage.endswith(".toml"):
             source = Path(stage)
             target = Path(run_dir) / STAGE_COPIES / source.name

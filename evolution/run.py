@@ -30,8 +30,6 @@ from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.genome_file import locate_stage
-from runners.linear import genome_size
-from speednik.observation import get_observation
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
 
@@ -48,9 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     d = _default
     p = OneLineParser(
         prog="python -m evolution.run", error_name="evolution.run",
-        description="Evolve linear policies (argmax of W @ observation + b "
-                    "over the 8 actions) that play Speednik stages. Fitness "
-                    "is the episode's total reward, averaged over the stages.",
+        description="Evolve policies (linear: argmax of W @ observation + b "
+                    "over the 8 actions, or a one-hidden-layer MLP) that play "
+                    "Speednik stages. Fitness is the episode's total reward, "
+                    "averaged over the training stages.",
         epilog="exit status: 0 done; 1 the run failed (its last finished generation is "
                "checkpointed); 2 bad input; 130 Ctrl-C, 143 SIGTERM (checkpointed, "
                "continue with --resume).")
@@ -58,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     def opt(*names: str, help: str, default_of: str | None = None, **kw) -> None:
         name = default_of or names[0].lstrip("-").replace("-", "_")
         shown = d(name) if name in DEFAULTS else None
-        if shown is not None and "(default" not in help:
+        if shown not in (None, ()) and "(default" not in help:
             help = f"{help} (default: {' '.join(shown) if isinstance(shown, tuple) else shown})"
         target.add_argument(*names, default=None, help=help, **kw)
 
@@ -68,11 +67,31 @@ def build_parser() -> argparse.ArgumentParser:
              "(with --resume: the total to reach)")
     opt("--population", type=int, help="genomes per generation")
     opt("--stage", dest="stages", nargs="+", metavar="NAME", default_of="stages",
-        help="stage(s) to evolve on: built-in names (hillside, pipeworks, skybridge) "
-             "or .toml profile paths (a copy of each is kept in the run directory)")
+        help="stage(s) to evolve on: built-in names (hillside, pipeworks, skybridge), "
+             ".toml profile paths (a copy of each is kept in the run directory) or "
+             "generated sets gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages)")
+    opt("--stages-per-generation", type=int, metavar="K",
+        help="score each generation on K of the training stages, drawn from the "
+             "seed and the generation, the same K for every genome (default: all)")
+    opt("--test-stage", dest="test_stages", nargs="+", metavar="NAME",
+        default_of="test_stages",
+        help="held-out stages (same forms as --stage, e.g. gen:medium:1000-1099) the "
+             "best genome so far is played on every --test-every generations; they "
+             "never influence the run")
+    opt("--test-every", type=int, metavar="N",
+        help="generations between held-out tests (and the last one)")
     opt("--observation",
         help="what the policy sees: 'basic' (12 values) or 'terrain' (the 12 plus "
              "rays for walls, gaps and slopes ahead, and the nearest enemy and spikes)")
+    opt("--policy", choices=("linear", "mlp"),
+        help="the policy family: 'linear' (argmax of W @ observation + b) or 'mlp' "
+             "(one hidden layer of --hidden tanh units)")
+    opt("--hidden", type=int, metavar="H", help="hidden units of --policy mlp")
+    opt("--algorithm", choices=("ga", "cmaes"),
+        help="the search: 'ga' (tournament selection, blend crossover, Gaussian "
+             "mutation, elitism: the operator options below) or 'cmaes' (DEAP's "
+             "CMA-ES with --population samples a generation and --init-sigma as its "
+             "first step size)")
     opt("--seed", type=int, help="the one seed every random choice flows from")
     opt("--engine", choices=ENGINES,
         help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
@@ -126,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
 # May be given with --resume; every other setting comes from the checkpoint.
 RESUMABLE = ("generations", "workers", "checkpoint_every", "engine", "scheduler")
 # Options that are not settings of EvolutionConfig but are fixed on --resume.
-FIXED_OPTIONS = {"stages": "--stage", "out": "--out"}
+FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage", "out": "--out"}
 
 
 def _option(dest: str) -> str:
@@ -139,11 +158,12 @@ def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
               if k in names and v is not None}
     if args.stall_frames == 0:
         values["stall_frames"] = None
-    if "stages" in values:
-        # A profile path is recorded absolute, so that replay and resume
-        # find it from any directory.
-        values["stages"] = [str(Path(s).resolve()) if s.endswith(".toml") else s
-                            for s in values["stages"]]
+    for key in ("stages", "test_stages"):
+        if key in values:
+            # A profile path is recorded absolute, so that replay and resume
+            # find it from any directory.
+            values[key] = [str(Path(s).resolve()) if s.endswith(".toml") else s
+                           for s in values[key]]
     return EvolutionConfig(**values)
 
 
@@ -172,7 +192,8 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
         # A profile that moved is replaced by the run's copy of it; either
         # name means the same stage.
         return dict(config.to_dict(),
-                    stages=[locate_stage(s, run_dir) for s in config.stages])
+                    stages=[locate_stage(s, run_dir) for s in config.stages],
+                    test_stages=[locate_stage(s, run_dir) for s in config.test_stages])
 
     differ = [k for k, v in settings(saved).items()
               if k not in RESUMABLE and settings(recorded)[k] != v]
@@ -184,9 +205,11 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
     stages = tuple(locate_stage(s, run_dir) for s in saved.stages)
     # A cluster is this session's: without --scheduler the run continues in
     # this process, whatever the last session used.
-    return saved.replace(stages=list(stages), scheduler=args.scheduler, **{
-        a: getattr(args, a) for a in RESUMABLE
-        if getattr(args, a) is not None and a != "scheduler"})
+    tests = tuple(locate_stage(s, run_dir) for s in saved.test_stages)
+    return saved.replace(stages=list(stages), test_stages=list(tests),
+                         scheduler=args.scheduler, **{
+                             a: getattr(args, a) for a in RESUMABLE
+                             if getattr(args, a) is not None and a != "scheduler"})
 
 
 def new_run_dir(args: argparse.Namespace, config: EvolutionConfig) -> Path:
@@ -231,7 +254,7 @@ def new_run_dir(args: argparse.Namespace, config: EvolutionConfig) -> Path:
 def default_run_dir(config: EvolutionConfig) -> Path:
     """runs/<stage>-seed<seed>, numbered on when that is taken, so running
     the same command twice never collides with (or overwrites) a run."""
-    stage = Path(config.stages[0]).stem
+    stage = Path(config.stages[0]).stem.replace(":", "-")
     more = f"+{len(config.stages) - 1}" if len(config.stages) > 1 else ""
     base = Path("runs") / f"{stage}{more}-seed{config.seed}"
     path, n = base, 1
@@ -258,12 +281,17 @@ def make_reporter(quiet: bool):
         print(f"gen {gen:4d}  best {record['max']:8.3f}  mean {record['mean']:8.3f}"
               f"  progress {100 * record['best_progress']:5.1f}%"
               f"  goals {record['completions']:3d}/{config.population}"
-              f"  elapsed {_fmt_time(elapsed)}  left {_fmt_time(left)}",
+              + (f"  held-out {record['test_goals']}/{len(config.held_out_stages())}"
+                 f" ({100 * record['test_progress']:.1f}%)"
+                 if record.get("test_goals") is not None else "")
+              + f"  elapsed {_fmt_time(elapsed)}  left {_fmt_time(left)}",
               flush=True)
     return report
 
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+# The final summary lists at most this many training stages one by one.
+SHOWN_STAGES = 8
 EXIT_INTERRUPTED = 128 + signal.SIGINT    # 130, as a shell reports Ctrl-C
 EXIT_TERMINATED = 128 + signal.SIGTERM    # 143, as a shell reports SIGTERM
 
@@ -342,7 +370,9 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
     if not args.quiet:
         what = "resuming" if args.resume else "starting"
         print(f"{what} {run_dir}: stages {', '.join(config.stages)}, "
-              f"observation {config.observation}, population {config.population}, "
+              f"observation {config.observation}, policy {config.policy}"
+              f"{f' ({config.hidden} hidden)' if config.policy == 'mlp' else ''}, "
+              f"{config.algorithm}, population {config.population}, "
               f"{config.generations} generations, seed {config.seed}, "
               f"{_where(config)}", flush=True)
     # On a cluster the workers load the engine, not this process.
@@ -377,10 +407,23 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
     print(f"best fitness {outcome.best_fitness:.3f}, progress "
           f"{100 * best['progress']:.1f}%, reached the goal on every stage: "
           f"{'yes' if best['all_goals'] else 'no'}")
-    for stage, r in best["results"].items():
+    shown = list(best["results"].items())
+    for stage, r in shown[:SHOWN_STAGES]:
         m = r["metrics"]
         print(f"  {stage}: {r['done_reason']}, progress {100 * m['progress']:.1f}%, "
               f"{r['steps']} frames, {m['rings']} rings, reward {r['total_reward']:.3f}")
+    if len(shown) > SHOWN_STAGES:
+        goals = sum(1 for _, r in shown if r["metrics"]["goal_reached"])
+        print(f"  ... {len(shown) - SHOWN_STAGES} more; the goal on {goals} of "
+              f"{len(shown)} training stages")
+    if outcome.held_out is not None:
+        h = outcome.held_out
+        print(f"held-out: completed {h['goals']} of {h['count']} test stages "
+              f"({100 * h['goals'] / h['count']:.1f}%), mean progress "
+              f"{100 * h['progress']:.1f}%")
+        if len(h["by_set"]) > 1:
+            for name, (done, count) in h["by_set"].items():
+                print(f"  {name}: {done} of {count} ({100 * done / count:.1f}%)")
     print(f"wall time {_fmt_time(time.perf_counter() - t0)}")
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
     _draw_fitness(run_dir)
@@ -443,7 +486,7 @@ def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None
 
 def check_memory(config: EvolutionConfig) -> None:
     """Refuse settings whose population would not fit in memory."""
-    need = config.memory_estimate(genome_size(get_observation(config.observation).size))
+    need = config.memory_estimate(config.genome_size())
     have = available_memory()
     if have is not None and need > have:
         raise ConfigError(

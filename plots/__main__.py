@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Draw a whole stage side-on: terrain, rings, springs, "
                                    "spikes, enemies, checkpoint, start and goal.")
     s.add_argument("stage", metavar="NAME",
-                   help=f"a built-in stage ({', '.join(list_stages())}) or a .toml profile path")
+                   help=f"a built-in stage ({', '.join(list_stages())}), a .toml profile "
+                        f"path, or one generated stage gen:DIFFICULTY:SEED")
     s.add_argument("--out", type=Path, metavar="FILE",
                    help="the PNG to write (default: stage-NAME.png)")
     return p
@@ -114,8 +115,8 @@ def _stage(name: str):
     except (ValueError, KeyError) as e:
         message = str(e)
         if "accepted" not in message:
-            message += (f"; accepted: a built-in stage ({', '.join(list_stages())}) "
-                        "or a path to a .toml profile")
+            message += (f"; accepted: a built-in stage ({', '.join(list_stages())}), "
+                        "a path to a .toml profile, or gen:DIFFICULTY:SEED")
         raise PlotError(message) from None
 
 

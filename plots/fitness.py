@@ -7,8 +7,10 @@ Top panel: the best, mean (with a band of one standard deviation) and
 worst fitness of each generation, and a vertical line at the first
 generation in which a genome reached the goal on every stage. Bottom
 panel: what the numbers mean on the stage, the best progress (% of the
-way to the goal) and how many genomes reached the goal. The title names
-the stages, seed and population from `config.json`.
+way to the goal) and how many genomes reached the goal, and, for a run
+with held-out test stages, the best genome's mean progress and completion
+rate on them beside it: training against held-out. The title names the
+stages, seed and population from `config.json`.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ BEST_COLOUR = "#1f4e9e"
 MEAN_COLOUR = "#e08a1e"
 WORST_COLOUR = "#808080"
 GOAL_COLOUR = "#2ca02c"
+HELD_OUT_COLOUR = "#b0307a"
 
 
 @dataclass
@@ -93,6 +96,16 @@ def describe_run(run: RunData) -> str:
     return " · ".join(parts) if parts else run.name
 
 
+def held_out_count(run: RunData) -> int | None:
+    """How many held-out stages the run tests on (None if unknown)."""
+    from speednik.stages import expand_stages
+
+    try:
+        return len(expand_stages(run.settings.get("test_stages") or [])) or None
+    except ValueError:
+        return None
+
+
 def plot_fitness(run_dir: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
     """Draw the fitness curves of a run into `out` (default
     `run_dir/fitness.png`); the path written."""
@@ -135,6 +148,18 @@ def draw_fitness(run: RunData) -> Figure:
 
     low.plot(gen, 100.0 * c["best_progress"], color=BEST_COLOUR, linewidth=1.8,
              marker="o" if few else None, markersize=3)
+    tested = np.isfinite(c["test_progress"]) if "test_progress" in c else np.zeros(0, bool)
+    if tested.any():
+        count = held_out_count(run)
+        low.plot(gen[tested], 100.0 * c["test_progress"][tested], color=HELD_OUT_COLOUR,
+                 linewidth=1.6, linestyle="--", marker="s", markersize=3,
+                 label="held-out progress (best genome)")
+        if count:
+            low.plot(gen[tested], 100.0 * c["test_goals"][tested] / count,
+                     color=HELD_OUT_COLOUR, linewidth=1.2, linestyle=":", marker="^",
+                     markersize=4, label=f"held-out completed (% of {count})")
+        low.plot([], [], color=BEST_COLOUR, label="training progress (best)")
+        low.legend(loc="upper left", ncol=3, fontsize=8, frameon=False)
     low.set_ylim(0, 105)
     low.set_ylabel("best progress (%)", color=BEST_COLOUR)
     low.set_xlabel("generation")

@@ -7,7 +7,9 @@ pictures of each episode.
 Takes every argument `python -m runners.replay` takes, prints the same,
 and draws the run over the stage map (`--plot`) and an animation
 following the player (`--gif`). With several stages, each gets its own
-file: run.png -> run-hillside.png, run-pipeworks.png.
+file: run.png -> run-hillside.png, run-pipeworks.png. On a generated set
+(`--stage gen:hard:0-31`) only the stages it failed are drawn, at most a
+few: run-gen-hard-7.png.
 """
 from __future__ import annotations
 
@@ -57,7 +59,8 @@ def output_path(path: Path, stage_name: str, several: bool) -> Path:
     (run.png -> run-hillside.png)."""
     if not several:
         return path
-    return path.with_name(f"{path.stem}-{Path(stage_name).stem}{path.suffix}")
+    stem = Path(stage_name).stem.replace(":", "-")
+    return path.with_name(f"{path.stem}-{stem}{path.suffix}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

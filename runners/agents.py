@@ -51,6 +51,7 @@ from speednik.terrain import DOWN, RIGHT
 
 from runners.agent import BaseAgent
 from runners.linear import linear_policy
+from runners.mlp import mlp_policy
 
 _JUMP_ACTIONS = frozenset(a for a in range(NUM_ACTIONS) if ACTION_HAS_JUMP[a])
 
@@ -414,6 +415,7 @@ AgentSpec = Any   # a baseline name, a (kind, params) pair, or an agent
 AGENT_FACTORIES: dict[str, AgentFactory] = {
     "baseline": make_baseline,
     "linear": linear_policy,
+    "mlp": mlp_policy,
 }
 
 

@@ -14,7 +14,7 @@ import sys
 from typing import Sequence
 
 from speednik.constants import DEFAULT_MAX_STEPS
-from speednik.stages import list_stages
+from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages
 
 from runners.agents import BASELINES
 from runners.cli import OneLineParser
@@ -54,8 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m runners.baselines",
                 description="Run the baseline agents on the stages and print a table.")
     p.add_argument("--stage", action="append", metavar="NAME",
-                   help=f"a stage to run (repeatable; default: all of "
-                        f"{', '.join(list_stages())})")
+                   help=f"a stage to run (repeatable): a built-in name, a .toml "
+                        f"profile path or a generated set gen:DIFFICULTY:SEEDS "
+                        f"(default: all of {', '.join(list_stages())})")
     p.add_argument("--agent", action="append", metavar="NAME",
                    help=f"a baseline to run (repeatable; default: all of "
                         f"{', '.join(BASELINES)})")
@@ -72,9 +73,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stages = args.stage or list_stages()
     agents = args.agent or list(BASELINES)
-    bad = [s for s in stages if s not in list_stages()]
+    from_set = any(is_stage_set(s) for s in stages)
+    try:
+        stages = expand_stages(stages)
+    except StageSetError as e:
+        parser.error(str(e))
+    bad = [s for s in stages if s not in list_stages() and not is_stage_set(s)
+           and not s.endswith(".toml")]
     if bad:
-        parser.error(f"unknown stage {bad[0]!r}; accepted: {', '.join(list_stages())}")
+        parser.error(f"unknown stage {bad[0]!r}; accepted: {', '.join(list_stages())}, "
+                     f"a .toml profile path, or a generated set gen:DIFFICULTY:SEEDS")
     bad = [a for a in agents if a not in BASELINES]
     if bad:
         parser.error(f"unknown agent {bad[0]!r}; accepted: {', '.join(BASELINES)}")
@@ -94,6 +102,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 1
     print(format_table(_rows(pairs, results), markdown=args.markdown))
+    if from_set:
+        for agent in agents:
+            done = sum(1 for (a, _), r in zip(pairs, results)
+                       if a == agent and r.metrics["goal_reached"])
+            print(f"{agent}: completed {done} of {len(stages)} stages "
+                  f"({100 * done / len(stages):.1f}%)")
     return 0
 
 

@@ -1,10 +1,11 @@
-"""Linear-policy episodes on the compiled engine (`speednik.engine`), as
+"""Policy episodes on the compiled engine (`speednik.engine`), as
 `EpisodeResult`s equal to the readable runner's, field for field (the
 trajectory aside: the engine records none).
 
 `run_episodes(..., engine="compiled")` sends here every job whose agent
-is a `("linear", (observation, genome))` spec and whose config does not
-ask for a trajectory; everything else runs on the readable runner.
+is a `("linear", (observation, genome))` or `("mlp", (observation,
+hidden, genome))` spec and whose config does not ask for a trajectory;
+everything else runs on the readable runner.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from speednik.reward import DEFAULT_WEIGHTS, make_reward
 
 from runners.episode import episode_metrics, resolve_stage
 from runners.linear import genome_size, linear_policy
+from runners.mlp import MAX_HIDDEN, mlp_genome_size, mlp_policy
 from speednik.observation import get_observation
 from runners.result import EpisodeResult
 
@@ -33,7 +35,7 @@ def check_engine(engine: object) -> str:
 def runs_compiled(job: tuple) -> bool:
     """Whether the compiled engine can run this prepared job."""
     _, _, factory, _, _, config = job
-    return factory is linear_policy and not config.record
+    return (factory is linear_policy or factory is mlp_policy) and not config.record
 
 
 def _stage_key(stage) -> object:
@@ -52,11 +54,21 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
     # item that fails them is built as a LinearPolicy for its exact error.
     genomes: list[np.ndarray] = []
     observations: list[str] = []
+    policies: list[tuple[str, int | None]] = []
     for index, label, factory, params, _, _ in jobs:
         try:
-            observation, genome = params
+            if factory is mlp_policy:
+                observation, hidden, genome = params
+                if (isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer))
+                        or not 1 <= hidden <= MAX_HIDDEN):
+                    raise ValueError
+                policy = ("mlp", int(hidden))
+                size = mlp_genome_size(get_observation(observation).size, int(hidden))
+            else:
+                observation, genome = params
+                policy = ("linear", None)
+                size = genome_size(get_observation(observation).size)
             genome = np.asarray(genome, dtype=np.float64)
-            size = genome_size(get_observation(observation).size)
             if genome.shape != (size,) or not np.isfinite(genome).all():
                 raise ValueError
         except Exception:
@@ -66,18 +78,20 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
                 raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
             raise
         genomes.append(genome)
+        policies.append(policy)
         observations.append(get_observation(observation).name)
 
-    # One compiled call per (observation, settings): stages and genomes mix
+    # One compiled call per (policy, observation, settings): stages and genomes mix
     # freely inside it.
     groups: dict[tuple, list[int]] = defaultdict(list)
     for k, job in enumerate(jobs):
         config = job[5]
-        groups[(observations[k], config.reward, config.max_steps,
+        groups[(policies[k], observations[k], config.reward, config.max_steps,
                 config.stall_frames, config.action_repeat)].append(k)
 
     results: list[EpisodeResult | None] = [None] * len(jobs)
-    for (observation, reward, max_steps, stall, repeat), members in groups.items():
+    for ((policy, hidden), observation, reward, max_steps, stall, repeat), members \
+            in groups.items():
         if reward is not None:
             try:
                 make_reward(dict(reward), max_steps)   # the reference's checks
@@ -101,7 +115,7 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
         params = np.stack([genomes[k] for k in members])
         batch = run_policy_batch(
             stages, episode_stage, np.arange(len(members)), params,
-            observation=observation, reward=reward, max_steps=max_steps,
+            policy=policy, hidden=hidden, observation=observation, reward=reward, max_steps=max_steps,
             stall_frames=stall, action_repeat=repeat, threads=threads)
         pairs = tuple(DEFAULT_WEIGHTS.items()) if reward is None else reward
         live = {name: w != 0.0 for name, w in pairs}

@@ -25,6 +25,7 @@ import numpy as np
 
 from runners.atomic import atomic_write_json
 from runners.linear import LinearPolicy, genome_size
+from runners.mlp import MAX_HIDDEN, MLPPolicy, mlp_genome_size
 from speednik.actions import NUM_ACTIONS
 from speednik.observation import OBSERVATIONS, get_observation
 
@@ -60,8 +61,14 @@ class GenomeRecord:
     generation: int | None = None
     seed: int | None = None
     results: dict[str, Any] = field(default_factory=dict)
+    fitness_stages: tuple[str, ...] | None = None
+    held_out: dict[str, Any] | None = None
+    policy_kind: str = "linear"
+    hidden: int | None = None
 
-    def policy(self) -> LinearPolicy:
+    def policy(self) -> LinearPolicy | MLPPolicy:
+        if self.policy_kind == "mlp":
+            return MLPPolicy(self.genome, self.hidden, self.observation)
         return LinearPolicy(self.genome, self.observation)
 
 
@@ -122,8 +129,23 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
         i = int(np.nonzero(np.abs(genome) > WEIGHT_LIMIT)[0][0])
         raise bad(f"'genome' holds {raw[i]!r} at index {i}, beyond what a float32 holds",
                   f"accepted: numbers between {-WEIGHT_LIMIT:.6g} and {WEIGHT_LIMIT:.6g}")
+    policy_kind = data.get("policy", "linear")
+    if policy_kind not in ("linear", "mlp"):
+        raise bad(f"unknown policy {policy_kind!r}", "accepted: 'linear' or 'mlp'")
+    hidden = data.get("hidden")
+    if policy_kind == "mlp":
+        if not _is_whole(hidden) or not 1 <= hidden <= MAX_HIDDEN:
+            raise bad(f"'hidden' is {hidden!r}",
+                      f"accepted with \"policy\": \"mlp\": a whole number from 1 to "
+                      f"{MAX_HIDDEN}")
+        expected = mlp_genome_size(encoder.size, hidden)
+        if genome.size != expected:
+            raise bad(f"the genome has {genome.size} numbers but an mlp policy with "
+                      f"{hidden} hidden units over the {observation!r} observation "
+                      f"needs {expected}",
+                      f"accepted: {expected} numbers")
     expected = genome_size(encoder.size)
-    if genome.size != expected:
+    if policy_kind == "linear" and genome.size != expected:
         fits = [n for n, enc in OBSERVATIONS.items() if genome_size(enc.size) == genome.size]
         hint = f"; {genome.size} numbers fit the {fits[0]!r} observation" if fits else ""
         raise bad(f"the genome has {genome.size} numbers but a linear policy over the "
@@ -151,13 +173,27 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
                   "accepted: an object of episode results by stage name")
     generation = data.get("found_in_generation")
     seed = data.get("seed")
+    fitness_stages = data.get("fitness_stages")
+    if fitness_stages is not None and (
+            not isinstance(fitness_stages, list)
+            or not all(isinstance(s, str) and s for s in fitness_stages)):
+        raise bad(f"'fitness_stages' is {fitness_stages!r}",
+                  "accepted: a list of stage names, or no such key")
+    held_out = data.get("held_out")
+    if held_out is not None and not isinstance(held_out, dict):
+        raise bad(f"'held_out' is a {type(held_out).__name__}",
+                  "accepted: an object of held-out results, or no such key")
     return GenomeRecord(
         path=path, genome=genome, observation=encoder.name,
         stages=tuple(locate_stage(s, path.parent) for s in stages),
         max_steps=int(max_steps), stall_frames=None if stall is None else int(stall),
         fitness=None if fitness is None else float(fitness),
         generation=generation if _is_whole(generation) else None,
-        seed=seed if _is_whole(seed) else None, results=results)
+        seed=seed if _is_whole(seed) else None, results=results,
+        fitness_stages=(None if fitness_stages is None
+                        else tuple(locate_stage(s, path.parent) for s in fitness_stages)),
+        held_out=held_out, policy_kind=policy_kind,
+        hidden=int(hidden) if policy_kind == "mlp" else None)
 
 
 def _is_number(v: object) -> bool:
@@ -182,7 +218,8 @@ def locate_stage(stage: str, run_dir: str | os.PathLike) -> str:
 def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observation: str,
                       stages: list[str], max_steps: int, stall_frames: int | None,
                       fitness: float, generation: int, seed: int,
-                      results: dict[str, Any]) -> None:
+                      results: dict[str, Any], held_out: dict | None = None,
+                      policy: str = "linear", hidden: int | None = None) -> None:
     """Write a genome file atomically, in the format `load_genome_file`
     reads."""
     encoder = get_observation(observation)
@@ -191,6 +228,8 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
         "genome": [float(x) for x in np.asarray(genome)],
         "observation": encoder.name,
         "obs_dim": encoder.size,
+        "policy": policy,
+        **({"hidden": hidden} if policy == "mlp" else {}),
         "num_actions": NUM_ACTIONS,
         "stages": list(stages),
         "max_steps": max_steps,
@@ -199,4 +238,8 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
         "found_in_generation": generation,
         "seed": seed,
         "results": results,
+        # The stages the fitness is the mean over: all of `stages` unless
+        # each generation drew some of them.
+        "fitness_stages": list(results),
+        **({"held_out": held_out} if held_out is not None else {}),
     })

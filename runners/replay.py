@@ -3,13 +3,17 @@
     python -m runners.replay runs/hill                       its best.json, on its stages
     python -m runners.replay runs/hill/best.json --stage pipeworks
     python -m runners.replay --agent jump-runner --stage hillside
+    python -m runners.replay runs/gen --stage gen:medium:1000-1099   held-out stages
 
 The genome file is read by `runners.genome_file`. The policy is rebuilt
 from it and played with the observation, `max_steps` and `stall_frames` it
 was evolved with. Played on its own stages, the mean total reward must
 equal the recorded fitness (the game is deterministic); the command prints
 both and exits with status 1 when they differ. `--stage` plays it
-elsewhere instead: that is how a genome's generalisation is tried.
+elsewhere instead: that is how a genome's generalisation is tried. A
+generated set (`gen:DIFFICULTY:SEEDS`) plays each of its stages and ends
+with the completion rate; pictures are then drawn of the stages it failed
+(at most `MAX_FAILED_PICTURES`).
 
 Pictures of a replay (the run over the stage map, an animation) are drawn
 by `python -m plots replay ... --plot FILE --gif FILE`, which is this
@@ -37,10 +41,13 @@ from runners.genome_file import (  # noqa: F401  (the names replay callers use)
 )
 from runners.result import EpisodeResult
 from speednik.constants import DEFAULT_MAX_STEPS, FPS
-from speednik.stages import Stage, list_stages
+from speednik.stages import Stage, StageSetError, expand_stages, is_stage_set, list_stages
 
-STAGES_ACCEPTED = (f"accepted: a built-in stage ({', '.join(list_stages())}) or a path "
-                   "to a .toml profile")
+STAGES_ACCEPTED = (f"accepted: a built-in stage ({', '.join(list_stages())}), a path "
+                   "to a .toml profile, or a generated set gen:DIFFICULTY:SEEDS")
+# Replaying a generated set draws pictures of at most this many of the
+# stages it failed.
+MAX_FAILED_PICTURES = 3
 # Two fitness values this close are the same replay; they are sums of the
 # same floats in the same order, so in practice they are equal.
 FITNESS_TOLERANCE = 1e-9
@@ -67,12 +74,16 @@ def replay_episode(agent: Any, stage: str | Stage, observation: str = "basic",
 def replay_genome(record: GenomeRecord, stages: Sequence[str | Stage] | None = None,
                   max_steps: int | None = None, record_frames: bool = False
                   ) -> list[EpisodeResult]:
-    """Play a genome on `stages` (default: its own) with the settings it
-    was evolved with (`max_steps` overrides its own)."""
+    """Play a genome on `stages` (default: its own; generated sets are
+    played stage by stage) with the settings it was evolved with
+    (`max_steps` overrides its own)."""
+    chosen = record.stages if stages is None else stages
+    if all(isinstance(s, str) for s in chosen):
+        chosen = expand_stages(chosen)
     return [replay_episode(record.policy(), stage, record.observation,
                            record.max_steps if max_steps is None else max_steps,
                            record.stall_frames, record=record_frames)
-            for stage in (record.stages if stages is None else stages)]
+            for stage in chosen]
 
 
 def mean_reward(results: Sequence[EpisodeResult]) -> float:
@@ -89,6 +100,19 @@ def format_result(result: EpisodeResult) -> str:
             f"rings {m.get('rings', 0)}, total reward {result.total_reward:.4f}")
     parts = [f"{name} {value:+.4f}" for name, value in m.get("reward_components", {}).items()]
     return head + "\n  reward by component: " + (", ".join(parts) if parts else "(none)")
+
+
+def format_row(name: str, result: EpisodeResult) -> str:
+    """One line per stage of a set: name, ending, progress, frames, reward."""
+    m = result.metrics
+    return (f"{name:<20s} {result.done_reason:<8s} progress {100 * m['progress']:5.1f}%  "
+            f"frames {result.steps:5d}  reward {result.total_reward:9.4f}")
+
+
+def completion_line(results: Sequence[EpisodeResult]) -> str:
+    done = sum(1 for r in results if r.metrics["goal_reached"])
+    return (f"completed {done} of {len(results)} stages "
+            f"({100 * done / len(results):.1f}%)")
 
 
 def fitness_report(fitness: float, recorded: float | None, stages: int) -> tuple[str, bool]:
@@ -143,7 +167,9 @@ def build_parser(prog: str = "python -m runners.replay",
                           f"{', '.join(BASELINES)}")
     p.add_argument("--stage", action="append", metavar="NAME",
                    help=f"the stage to play (repeatable): a built-in name "
-                        f"({', '.join(list_stages())}) or a .toml profile path. Default: "
+                        f"({', '.join(list_stages())}), a .toml profile path, or a "
+                        f"generated set gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages, "
+                        f"ending with the completion rate). Default: "
                         f"the genome's own stages (then the fitness is checked), or every "
                         f"built-in stage for --agent")
     p.add_argument("--max-steps", type=positive_whole, metavar="N",
@@ -187,6 +213,11 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     if args.max_steps is not None:
         max_steps = args.max_steps
 
+    from_set = any(is_stage_set(n) for n in names)
+    try:
+        names = expand_stages(names)
+    except StageSetError as e:
+        return fail(str(e))
     stages = []
     for name in names:
         try:
@@ -204,25 +235,44 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         print(f"agent {args.agent}")
     print(f"max_steps {max_steps}, stall_frames {stall}")
 
-    pictures = on_episode is not None
+    def agent():
+        return record.policy() if record is not None else make_baseline(args.agent)
+
+    # A set's pictures are of the stages it failed, drawn after the
+    # table; other stages are drawn as they are played.
+    pictures = on_episode is not None and not from_set
     results = []
     status = EXIT_OK
     for name, stage in zip(names, stages):
-        agent = record.policy() if record is not None else make_baseline(args.agent)
-        result = replay_episode(agent, stage, observation, max_steps, stall, record=pictures)
+        result = replay_episode(agent(), stage, observation, max_steps, stall, record=pictures)
         results.append(result)
-        print(format_result(result))
+        print(format_result(result) if not from_set else format_row(name, result))
         if pictures:
             status = max(status, on_episode(label, name, stage, result, len(stages) > 1))
+    if from_set:
+        print(completion_line(results))
+    if from_set and on_episode is not None:
+        failed = [k for k, r in enumerate(results) if not r.metrics["goal_reached"]]
+        for k in failed[:MAX_FAILED_PICTURES]:
+            result = replay_episode(agent(), stages[k], observation, max_steps, stall,
+                                    record=True)
+            status = max(status, on_episode(label, names[k], stages[k], result, True))
+        if len(failed) > MAX_FAILED_PICTURES:
+            print(f"  (pictures of the first {MAX_FAILED_PICTURES} of {len(failed)} "
+                  f"failed stages)")
 
     if record is not None and args.stage is None:
-        fitness = mean_reward(results)
+        # The fitness is the mean over the stages it was measured on (all
+        # of them, or those its generation drew).
+        measured = set(record.fitness_stages or names)
+        scored = [r for n, r in zip(names, results) if n in measured] or results
+        fitness = mean_reward(scored)
         if max_steps != record.max_steps:
             print(f"fitness {fitness:.9f}; not comparable with the recorded one: "
                   f"--max-steps {max_steps} differs from the {record.max_steps} it was "
                   f"measured with")
         else:
-            line, ok = fitness_report(fitness, record.fitness, len(results))
+            line, ok = fitness_report(fitness, record.fitness, len(scored))
             print(line)
             if not ok:
                 status = max(status, EXIT_FAILED)

@@ -22,12 +22,22 @@ value means, so Gymnasium's `check_env` finds finite limits. A step after
 the episode ended (terminated or truncated) warns once, as Gymnasium's own
 environments do: reset() first.
 
+`GeneratedEnv` (`speednik/Generated-v0`) plays generated stages, following
+Procgen's convention: `difficulty`, `start_level` and `num_levels` name
+the stage seeds start_level .. start_level + num_levels - 1, and every
+reset plays one of them drawn with the environment's own random generator
+(so `reset(seed=...)` is reproducible); `num_levels=0` means any seed.
+
+    env = gymnasium.make("speednik/Generated-v0", difficulty="hard",
+                         start_level=0, num_levels=32)
+
 Importing this module registers the ids of `ENV_IDS` with Gymnasium;
 `gymnasium.make("speednik.env:speednik/Hillside-v0")` imports it first.
 
 The stage is built once per environment; every reset starts from a copy of
-its pristine initial state. The game has no randomness, so `seed` changes
-nothing but is accepted as Gymnasium requires; `options` are ignored.
+its pristine initial state. The game has no randomness, so for a single
+stage `seed` changes nothing but is accepted as Gymnasium requires;
+`options` are ignored.
 """
 from __future__ import annotations
 
@@ -44,7 +54,7 @@ from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.observation import TIME_NORM, get_observation, list_observations
 from speednik.reward import CompositeReward, make_reward, default_reward
 from speednik.simulation import SimState, create_sim, sim_step
-from speednik.stages import Stage, load_stage
+from speednik.stages import DIFFICULTIES, Stage, generate_stage, load_stage
 from speednik.tokens import TokenEncoder
 
 TOKENS = "tokens"
@@ -55,6 +65,9 @@ ENV_IDS: dict[str, str] = {
     "speednik/Pipeworks-v0": "pipeworks",
     "speednik/Skybridge-v0": "skybridge",
 }
+GENERATED_ID = "speednik/Generated-v0"
+# Seeds of generated stages are below this (num_levels=0 draws from all).
+MAX_LEVEL_SEED = 2**31
 
 
 # (low, high) of each observed value, by name (see speednik.observation),
@@ -110,6 +123,7 @@ class SpeednikEnv(gymnasium.Env):
                 f"{type(stage).__name__}")
         self.stage = stage
         self._initial = create_sim(stage)
+        self.level_seed: int | None = None
 
         self.observation_name = observation
         self.tokens: TokenEncoder | None = None
@@ -214,6 +228,45 @@ class SpeednikEnv(gymnasium.Env):
                 "goal_reached": sim.goal_reached}
 
 
+class GeneratedEnv(SpeednikEnv):
+    """Generated stages, one drawn per reset; see the module docstring."""
+
+    def __init__(self, difficulty: str = "medium", start_level: int = 0,
+                 num_levels: int = 0, observation: str = "basic",
+                 max_steps: int = DEFAULT_MAX_STEPS, render_mode: str | None = None,
+                 reward: CompositeReward | Mapping[str, float] | None = None) -> None:
+        if difficulty not in DIFFICULTIES:
+            raise ValueError(f"unknown difficulty {difficulty!r}: accepted are "
+                             f"{', '.join(map(repr, DIFFICULTIES))}")
+        for name, value in (("start_level", start_level), ("num_levels", num_levels)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                    or value < 0:
+                raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+        if start_level + num_levels > MAX_LEVEL_SEED:
+            raise ValueError(f"start_level + num_levels must be at most "
+                             f"{MAX_LEVEL_SEED}, got {start_level + num_levels}")
+        self.difficulty = difficulty
+        self.start_level = int(start_level)
+        self.num_levels = int(num_levels)
+        super().__init__(generate_stage(self.start_level, difficulty), observation,
+                         max_steps, render_mode, reward)
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        gymnasium.Env.reset(self, seed=seed)
+        if self.num_levels == 0:
+            level = int(self.np_random.integers(0, MAX_LEVEL_SEED))
+        else:
+            level = self.start_level + int(self.np_random.integers(0, self.num_levels))
+        if level != self.level_seed:
+            self.stage = generate_stage(level, self.difficulty)
+            self._initial = create_sim(self.stage)
+            self.level_seed = level
+        obs, info = super().reset()
+        info["level_seed"] = level
+        return obs, info
+
+
 def observation_names() -> tuple[str, ...]:
     """Every `observation` the environment accepts."""
     return list_observations() + (TOKENS,)
@@ -226,6 +279,8 @@ def register_envs() -> None:
         if env_id not in registry:
             register(id=env_id, entry_point="speednik.env:SpeednikEnv",
                      kwargs={"stage": stage})
+    if GENERATED_ID not in registry:
+        register(id=GENERATED_ID, entry_point="speednik.env:GeneratedEnv")
 
 
 # Importing this module is enough to make the ids available.

@@ -428,3 +428,20 @@ def test_pictures_need_no_display(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert distinct_colours(open_png(out)) > 50
+
+
+def test_fitness_draws_held_out_results_beside_training(tmp_path):
+    run_dir = make_run(tmp_path / "run", test_stages=["gen:medium:100-109"])
+    rows = list(csv.reader(open(run_dir / "logbook.csv")))
+    rows[0] += ["test_goals", "test_progress"]
+    for g, row in enumerate(rows[1:]):
+        row += ([str(g // 2), str(0.05 * g)] if g % 4 == 0 else ["", ""])
+    with open(run_dir / "logbook.csv", "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    fig = draw_fitness(read_run(run_dir))
+    lines = {line.get_label(): line for line in fig.axes[1].get_lines()}
+    progress = lines["held-out progress (best genome)"]
+    np.testing.assert_array_equal(progress.get_xdata(), [0, 4, 8, 12])
+    np.testing.assert_allclose(progress.get_ydata(), [0, 20, 40, 60])
+    done = lines["held-out completed (% of 10)"]
+    np.testing.assert_allclose(done.get_ydata(), [0, 20, 40, 60])

@@ -401,7 +401,7 @@ def test_unknown_stage_name():
         load_stage("nowhere")
     assert str(info.value) == (
         "unknown stage 'nowhere'; accepted: hillside, pipeworks, skybridge, "
-        "or a path to a .toml profile")
+        "a path to a .toml profile, or a generated stage gen:DIFFICULTY:SEED")
     # Callers that treat the stages as a mapping can catch KeyError.
     with pytest.raises(KeyError):
         load_stage("nowhere")

@@ -30,7 +30,7 @@ from speednik.engine.episode import (
 from speednik.engine.layout import DONE_NAMES, NUM_F, NUM_S
 from speednik.engine.lowering import compiled_stage, state_arrays
 from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS
-from speednik.engine.policy import POLICY_KINDS, linear_size
+from speednik.engine.policy import POLICY_KINDS, linear_size, mlp_size
 from speednik.engine.reward import reward_arrays
 from speednik.reward import DEFAULT_WEIGHTS
 
@@ -81,7 +81,8 @@ def _stage_data(stages: Sequence) -> tuple:
 
 
 def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
-                     policy: str = "linear", observation: str = "basic",
+                     policy: str = "linear", hidden: int | None = None,
+                     observation: str = "basic",
                      reward: Sequence[tuple[str, float]] | None = None,
                      max_steps: int = DEFAULT_MAX_STEPS,
                      stall_frames: int | None = None, action_repeat: int = 1,
@@ -91,6 +92,7 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
 
     - `stages`: built `Stage`s;
     - `params`: (n, size) float64, one row per genome;
+    - `policy`: "linear", or "mlp" with `hidden` units;
     - `reward`: (name, weight) pairs in composition order (None: the
       default reward);
     - `stall_frames`: None never stalls;
@@ -107,7 +109,14 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
     obs_kind = OBSERVATION_KINDS.index(observation)
     obs_size = OBS_SIZES[obs_kind]
     params = np.ascontiguousarray(params, dtype=np.float64)
-    size = linear_size(obs_size)
+    if policy == "mlp":
+        if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) \
+                or hidden < 1:
+            raise ValueError(f"an mlp policy needs hidden, a whole number >= 1, "
+                             f"got {hidden!r}")
+        size = mlp_size(obs_size, int(hidden))
+    else:
+        size = linear_size(obs_size)
     if params.ndim != 2 or params.shape[1] != size:
         raise ValueError(
             f"a {policy} policy over the {observation!r} observation needs "
@@ -153,9 +162,9 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
             chunk = numba.set_parallel_chunksize(1)
             try:
                 run_batch(lowered, initial_f, initial_s, episode_stage, episode_params,
-                          params, 0, obs_kind, obs_size, ids, weights, constant,
-                          int(max_steps), stall, int(action_repeat), out_f, out_i,
-                          out_sums)
+                          params, POLICY_KINDS.index(policy), obs_kind, obs_size, ids,
+                          weights, constant, int(max_steps), stall, int(action_repeat),
+                          out_f, out_i, out_sums)
             finally:
                 numba.set_parallel_chunksize(chunk)
                 numba.set_num_threads(previous)
@@ -185,6 +194,8 @@ def warm_up() -> None:
 
     stage = load_stage("hillside")
     for observation in OBSERVATION_KINDS:
-        size = linear_size(OBS_SIZES[OBSERVATION_KINDS.index(observation)])
-        run_policy_batch([stage], [0], [0], np.zeros((1, size)),
+        n = OBS_SIZES[OBSERVATION_KINDS.index(observation)]
+        run_policy_batch([stage], [0], [0], np.zeros((1, linear_size(n))),
                          observation=observation, max_steps=2, threads=1)
+        run_policy_batch([stage], [0], [0], np.zeros((1, mlp_size(n, 2))), policy="mlp",
+                         hidden=2, observation=observation, max_steps=2, threads=1)

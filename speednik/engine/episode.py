@@ -72,7 +72,9 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
                     np.uint8)
     ev = np.empty((MAX_EVENTS, EVENT_WIDTH), np.float64)
     obs = np.empty(obs_size, np.float32)
-    scores = np.empty(NUM_ACTIONS, np.float64)
+    # The action scores, then room for a hidden layer (never wider than
+    # the parameters).
+    scores = np.empty(NUM_ACTIONS + len(params), np.float64)
     n_components = len(reward_ids)
     rstate = np.empty(R_SUMS + n_components, np.float64)
     reward_reset(rstate, s[S_DEAD] != 0, n_components)

@@ -3,6 +3,8 @@ generator.
 
     load_stage("hillside")            a built-in stage by name
     load_stage("my_stage.toml")       a profile file (see `profile`)
+    load_stage("gen:hard:7")          a generated stage by name (see `sets`)
+    expand_stages(["gen:hard:0-31"])  a generated set, one name per stage
     generate_stage(7, "hard")         a random stage from a seed
     list_stages()                     the built-in names
 
@@ -33,6 +35,15 @@ from speednik.stages.profile import (
     profile_to_dict,
     profile_to_toml,
     read_profile,
+)
+from speednik.stages.sets import (
+    MAX_SET_SIZE,
+    StageSetError,
+    expand_stages,
+    is_stage_set,
+    parse_stage_set,
+    single_generated,
+    stage_name,
 )
 from speednik.stages.stage import Stage
 
@@ -77,14 +88,18 @@ def load_profile(name: str | os.PathLike[str]) -> Profile:
     if name not in BUILTIN_STAGES:
         raise UnknownStageError(
             f"unknown stage {name!r}; accepted: {', '.join(BUILTIN_STAGES)}, "
-            f"or a path to a .toml profile")
+            f"a path to a .toml profile, or a generated stage gen:DIFFICULTY:SEED")
     return read_profile(PROFILE_DIR / f"{name}.toml")
 
 
 def load_stage(name: str | os.PathLike[str]) -> Stage:
-    """A built-in stage by name, or a stage from a profile file's path."""
+    """A built-in stage by name, a stage from a profile file's path, or a
+    generated stage named `gen:DIFFICULTY:SEED`."""
     if not isinstance(name, (str, os.PathLike)):
         raise StageError(f"a stage is named by a string, not {type(name).__name__}")
+    if is_stage_set(name):
+        seed, difficulty = single_generated(name)
+        return generate_stage(seed, difficulty)
     if isinstance(name, os.PathLike) or _is_path(str(name)):
         path = Path(name).resolve()
         try:
@@ -115,5 +130,6 @@ __all__ = [
     "generate_stage", "load_profile", "build_stage", "generate_profile",
     "Profile", "StageInfo", "SegmentSpec", "EntitySpec", "read_profile",
     "parse_profile", "profile_from_dict", "profile_to_dict", "profile_to_toml",
-    "BUILTIN_STAGES", "DIFFICULTIES",
+    "BUILTIN_STAGES", "DIFFICULTIES", "StageSetError", "expand_stages", "is_stage_set",
+    "parse_stage_set", "single_generated", "stage_name", "MAX_SET_SIZE",
 ]

@@ -51,6 +51,14 @@ SPRING_WALL_FRACTION = 0.75
 RUN_OUT = 640
 GOAL_BEFORE_END = 320
 WIDTH_RANGE = (4800, 6400)
+# The flat start runs START_RUN px plus up to this much more; then one of
+# these openings, each of which stops a player who only holds right.
+OPENING_SPREAD = 640
+OPENINGS = (("step_up", "gap"), ("gap", "step_up"), ("step_up",), ("gap",),
+            ("gap", "gap"))
+# A pit in the opening is at least this wide: a narrower one can be run
+# over at top speed without a jump.
+OPENING_GAP_MIN = 96
 
 # Relative frequency of each piece by difficulty. Pieces with a zero weight
 # never appear at that difficulty.
@@ -141,9 +149,15 @@ class _Builder:
         return True
 
     def _gap(self) -> bool:
-        length = self.span(GAP_MIN, GAP_LIMIT[self.difficulty], 8)
+        return self.piece_gap(GAP_MIN)
+
+    def piece_gap(self, shortest: int, level: bool = False) -> bool:
+        """A pit at least `shortest` px wide; with `level`, its far side is
+        as high as the near one (a lower landing can catch a player who
+        runs off the edge)."""
+        length = self.span(shortest, GAP_LIMIT[self.difficulty], 8)
         rise = 0
-        if self.difficulty != "easy" and self.rng.random() < 0.3:
+        if not level and self.difficulty != "easy" and self.rng.random() < 0.3:
             rise = self.rng.choice((-48, -32, 16, 32))
         if not LEVEL_TOP <= self.level - rise <= LEVEL_BOTTOM:
             rise = 0
@@ -270,12 +284,16 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
     rng = random.Random(seed)
     b = _Builder(rng, level)
     target = rng.randrange(*WIDTH_RANGE)
-    b.flat(START_RUN)
+    b.flat(START_RUN + b.span(0, OPENING_SPREAD))
     b.rings(160, 5)
-    # A wall first: running into it stops a player who never jumps, so
-    # holding right alone never finishes a stage. Then a pit.
-    b.piece("step_up")
-    b.piece("gap")
+    # An opening that stops a player who never jumps (a wall too high to
+    # run up, a pit too wide to run over), so holding right alone never
+    # finishes a stage; where it stands and which comes first vary.
+    for name in rng.choice(OPENINGS):
+        if name == "gap":
+            b.piece_gap(OPENING_GAP_MIN, level=True)
+        else:
+            b.piece(name)
     names = list(PIECE_WEIGHTS[level])
     weights = [PIECE_WEIGHTS[level][n] for n in names]
     checkpoint_done = False

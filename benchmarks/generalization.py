@@ -1,0 +1,123 @@
+"""Held-out completion of the README's generalisation recipe, beside the
+hold-right and jump-runner baselines.
+
+    python benchmarks/generalization.py                 the full recipe, seeds 0 1 2
+    python benchmarks/generalization.py --seeds 0       one seed
+    python benchmarks/generalization.py --short         a few generations (make bench)
+
+For each seed it runs `python -m evolution.run` with the recipe's options
+(`RECIPE`, the same line the README shows) into a fresh directory, then
+reads the held-out results best.json keeps and prints, per difficulty,
+how many of the test stages the evolved policy completed, with its wall
+time. The baselines are played on the same test stages. Target: at least
+90% of the medium and 80% of the hard test stages, in at most 15 minutes
+of wall time on a 2-core machine, for every seed.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from evolution.run import main as evolution_main  # noqa: E402
+from runners import RunnerConfig, run_episodes  # noqa: E402
+from speednik.stages import expand_stages  # noqa: E402
+
+TEST_SETS = ("gen:medium:1000-1099", "gen:hard:1000-1099")
+# The README's recipe, less --seed and --out.
+RECIPE = ("--stage gen:medium:0-31 gen:hard:0-31 --stages-per-generation 16 "
+          f"--test-stage {' '.join(TEST_SETS)} --test-every 25 "
+          "--observation terrain --population 80 --generations 200").split()
+# `make bench`: the same recipe, a few generations and a small test set.
+SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "
+         "--test-stage gen:medium:1000-1019 gen:hard:1000-1019 --test-every 5 "
+         "--observation terrain --population 30 --generations 10").split()
+TARGET = {"medium": 0.90, "hard": 0.80}
+TIME_LIMIT = 15 * 60
+
+
+def test_sets_of(args: list[str]) -> list[str]:
+    i = args.index("--test-stage") + 1
+    out = []
+    while i < len(args) and not args[i].startswith("--"):
+        out.append(args[i])
+        i += 1
+    return out
+
+
+def per_difficulty(results: dict) -> dict[str, tuple[int, int]]:
+    """{difficulty: (completed, stages)} of held-out results by stage name."""
+    out: dict[str, list[int]] = {}
+    for name, r in results.items():
+        difficulty = name.split(":")[1]
+        done, total = out.setdefault(difficulty, [0, 0])
+        out[difficulty] = [done + bool(r["metrics"]["goal_reached"]), total + 1]
+    return {d: (v[0], v[1]) for d, v in out.items()}
+
+
+def baselines(test_sets: list[str]) -> dict[str, dict[str, tuple[int, int]]]:
+    stages = expand_stages(test_sets)
+    out = {}
+    for agent in ("hold-right", "jump-runner"):
+        results = run_episodes([(agent, s) for s in stages], RunnerConfig(max_steps=3600),
+                               workers=2)
+        out[agent] = per_difficulty({s: r.to_dict() for s, r in zip(stages, results)})
+    return out
+
+
+def run_recipe(args: list[str], seed: int, where: Path) -> tuple[dict, float]:
+    out = where / f"seed{seed}"
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):   # the run's own summary
+        status = evolution_main([*args, "--seed", str(seed), "--out", str(out), "--quiet"])
+    seconds = time.perf_counter() - t0
+    if status != 0:
+        raise SystemExit(f"evolution.run exited with {status}")
+    held = json.loads((out / "best.json").read_text())["held_out"]
+    return per_difficulty(held["results"]), seconds
+
+
+def fmt(done_total: tuple[int, int]) -> str:
+    done, total = done_total
+    return f"{done:3d}/{total} ({100 * done / total:5.1f}%)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--short", action="store_true", help="the short setting of make bench")
+    p.add_argument("--keep", type=Path, help="keep the run directories here")
+    a = p.parse_args(argv)
+    args = SHORT if a.short else RECIPE
+    seeds = [0] if a.short and a.seeds == [0, 1, 2] else a.seeds
+    tests = test_sets_of(args)
+    print("recipe: python -m evolution.run " + " ".join(args) + " --seed SEED")
+    for agent, rates in baselines(tests).items():
+        print(f"{agent:<12s} " + "  ".join(f"{d} {fmt(v)}" for d, v in rates.items()))
+    met = True
+    with tempfile.TemporaryDirectory() as tmp:
+        where = a.keep or Path(tmp)
+        for seed in seeds:
+            rates, seconds = run_recipe(args, seed, where)
+            ok = seconds <= TIME_LIMIT and all(
+                v[0] >= TARGET.get(d, 0.0) * v[1] for d, v in rates.items())
+            met &= ok
+            print(f"evolved seed {seed}  " + "  ".join(f"{d} {fmt(v)}" for d, v in rates.items())
+                  + f"  wall {seconds / 60:.1f} min"
+                  + ("" if a.short else f"  {'meets' if ok else 'MISSES'} the target"),
+                  flush=True)
+    if not a.short:
+        print(f"target (>= 90% medium, >= 80% hard, <= 15 min, every seed): "
+              f"{'met' if met else 'not met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""CMA-ES with DEAP's `cma.Strategy`, seeded from the run's seed, as a
+small ask/tell object whose whole state is data (arrays and numbers) for
+the checkpoint.
+
+`cma.Strategy.generate` draws from numpy's global random generator; the
+strategy here keeps a generator state of its own, seeded from the run's
+seed, puts it in place for each draw and takes it back after, so nothing
+else that uses numpy's global generator changes a run, and the state is
+checkpointed with the strategy.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from deap import cma
+
+from evolution.config import EvolutionConfig
+from evolution.ga import make_individual
+
+# The strategy's arrays and numbers that change as it learns; everything
+# else it holds is computed from the dimension and population size.
+ARRAYS = ("centroid", "pc", "ps", "C", "B", "diagD", "BD")
+NUMBERS = ("sigma", "cond")
+
+
+class CMAES:
+    """ask() -> a generation of individuals; tell(evaluated) updates the
+    distribution; state() / from_state() for the checkpoint."""
+
+    def __init__(self, config: EvolutionConfig, size: int) -> None:
+        self.strategy = cma.Strategy(centroid=np.zeros(size), sigma=config.init_sigma,
+                                     lambda_=config.population)
+        self.rng = np.random.RandomState(config.seed & 0xFFFFFFFF).get_state()
+
+    def ask(self) -> list:
+        outside = np.random.get_state()
+        np.random.set_state(self.rng)
+        try:
+            population = self.strategy.generate(make_individual)
+            self.rng = np.random.get_state()
+        finally:
+            np.random.set_state(outside)
+        return population
+
+    def tell(self, population: list) -> None:
+        self.strategy.update(population)
+
+    def state(self) -> dict[str, Any]:
+        """A copy of everything that continues the search exactly:
+        {"arrays": name -> ndarray, "meta": JSON-ready numbers}."""
+        s = self.strategy
+        kind, keys, pos, has_gauss, cached = self.rng
+        arrays = {name: np.array(getattr(s, name), dtype=np.float64) for name in ARRAYS}
+        arrays["rng_keys"] = np.array(keys, dtype=np.int64)
+        meta = {name: float(getattr(s, name)) for name in NUMBERS}
+        meta.update(update_count=int(s.update_count), rng_kind=str(kind), rng_pos=int(pos),
+                    rng_has_gauss=int(has_gauss), rng_cached=float(cached))
+        return {"arrays": arrays, "meta": meta}
+
+    @classmethod
+    def from_state(cls, config: EvolutionConfig, size: int, state: dict) -> CMAES:
+        search = cls(config, size)
+        s = search.strategy
+        arrays, meta = state["arrays"], state["meta"]
+        for name in ARRAYS:
+            value = np.array(arrays[name], dtype=np.float64)
+            if value.shape != np.shape(getattr(s, name)):
+                raise ValueError(f"the CMA-ES {name} has shape {value.shape}, "
+                                 f"not {np.shape(getattr(s, name))}")
+            setattr(s, name, value)
+        for name in NUMBERS:
+            setattr(s, name, float(meta[name]))
+        s.update_count = int(meta["update_count"])
+        keys = np.array(arrays["rng_keys"], dtype=np.uint32)
+        if keys.shape != (624,):
+            raise ValueError("the CMA-ES random state is not 624 numbers")
+        search.rng = (meta["rng_kind"], keys, int(meta["rng_pos"]),
+                      int(meta["rng_has_gauss"]), float(meta["rng_cached"]))
+        return search

@@ -1,0 +1,119 @@
+"""Sets of generated stages named by one string: `gen:DIFFICULTY:SEEDS`.
+
+    gen:hard:7            one stage, seed 7
+    gen:hard:0-31         32 stages, seeds 0 to 31 (inclusive)
+    gen:medium:3,9,12     three stages
+    gen:easy:0-3,10       ranges and seeds mixed in one list
+
+The same strings are accepted wherever a stage is (command lines,
+`config.json`, `best.json`, the Python API), so a run names its stages
+once and replay and resume rebuild the same ones. `expand_stages` turns a
+list of names into one name per stage (`gen:hard:7`), which
+`load_stage` builds.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from speednik.stages.profile import DIFFICULTIES, StageError
+
+PREFIX = "gen:"
+# More stages than this in one set is a typo, not a training set.
+MAX_SET_SIZE = 10_000
+# Seeds are non-negative and below this.
+MAX_SEED = 2**31
+
+SET_ACCEPTED = (f"accepted: gen:DIFFICULTY:SEEDS with DIFFICULTY one of "
+                f"{', '.join(DIFFICULTIES)} and SEEDS one seed (7), a range A-B "
+                f"(0-31, A <= B) or a list (1,5,9), seeds whole numbers from 0 to "
+                f"{MAX_SEED - 1}, at most {MAX_SET_SIZE} stages")
+
+
+class StageSetError(StageError):
+    """A malformed `gen:` set; the message says what is accepted."""
+
+
+def is_stage_set(name: object) -> bool:
+    """Whether `name` is written as a generated set (well-formed or not)."""
+    return isinstance(name, str) and name.startswith(PREFIX)
+
+
+def _seed(text: str, name: str) -> int:
+    text = text.strip()
+    if not text.isdigit() or not text.isascii():
+        raise StageSetError(f"stage set {name!r}: {text!r} is not a seed; {SET_ACCEPTED}")
+    value = int(text)
+    if value >= MAX_SEED:
+        raise StageSetError(f"stage set {name!r}: seed {value} is too large; {SET_ACCEPTED}")
+    return value
+
+
+def parse_stage_set(name: str) -> tuple[str, tuple[int, ...]]:
+    """(difficulty, seeds in the order written) of a `gen:` set;
+    `StageSetError` naming what is accepted otherwise."""
+    if not is_stage_set(name):
+        raise StageSetError(f"{name!r} is not a stage set; {SET_ACCEPTED}")
+    parts = name.split(":")
+    if len(parts) != 3:
+        raise StageSetError(f"stage set {name!r}: expected three parts separated by "
+                            f"':'; {SET_ACCEPTED}")
+    _, difficulty, seeds_text = parts
+    if difficulty not in DIFFICULTIES:
+        raise StageSetError(f"stage set {name!r}: unknown difficulty {difficulty!r}; "
+                            f"{SET_ACCEPTED}")
+    if not seeds_text.strip():
+        raise StageSetError(f"stage set {name!r}: no seeds; {SET_ACCEPTED}")
+    seeds: list[int] = []
+    for item in seeds_text.split(","):
+        if "-" in item:
+            lo_text, _, hi_text = item.partition("-")
+            lo, hi = _seed(lo_text, name), _seed(hi_text, name)
+            if lo > hi:
+                raise StageSetError(f"stage set {name!r}: the range {item} runs "
+                                    f"backwards; {SET_ACCEPTED}")
+            if hi - lo + 1 + len(seeds) > MAX_SET_SIZE:
+                raise StageSetError(f"stage set {name!r}: more than {MAX_SET_SIZE} "
+                                    f"stages; {SET_ACCEPTED}")
+            seeds.extend(range(lo, hi + 1))
+        else:
+            seeds.append(_seed(item, name))
+    if len(seeds) > MAX_SET_SIZE:
+        raise StageSetError(f"stage set {name!r}: more than {MAX_SET_SIZE} stages; "
+                            f"{SET_ACCEPTED}")
+    if len(set(seeds)) != len(seeds):
+        twice = next(s for s in seeds if seeds.count(s) > 1)
+        raise StageSetError(f"stage set {name!r}: seed {twice} is named twice; "
+                            f"{SET_ACCEPTED}")
+    return difficulty, tuple(seeds)
+
+
+def stage_name(seed: int, difficulty: str) -> str:
+    """The name of one generated stage, as sets expand to."""
+    return f"{PREFIX}{difficulty}:{seed}"
+
+
+def expand_stages(names: Iterable[str]) -> list[str]:
+    """One name per stage: every `gen:` set becomes its single-seed names,
+    anything else stays as it is. A stage named twice is refused."""
+    out: list[str] = []
+    for name in names:
+        if is_stage_set(name):
+            difficulty, seeds = parse_stage_set(name)
+            out.extend(stage_name(s, difficulty) for s in seeds)
+        else:
+            out.append(name)
+    if len(set(out)) != len(out):
+        twice = next(s for s in out if out.count(s) > 1)
+        raise StageSetError(f"stage {twice!r} is named twice; accepted: every stage once")
+    return out
+
+
+def single_generated(name: str) -> tuple[int, str]:
+    """(seed, difficulty) of a one-stage `gen:` name; `StageSetError` for
+    a set of several."""
+    difficulty, seeds = parse_stage_set(name)
+    if len(seeds) != 1:
+        raise StageSetError(
+            f"{name!r} names {len(seeds)} stages where one is needed; accepted: "
+            f"one seed, gen:{difficulty}:{seeds[0]}")
+    return seeds[0], difficulty

@@ -1,0 +1,148 @@
+"""Training on generated sets, drawing stages per generation, and held-out
+testing during evolution."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evolution.config import ConfigError, EvolutionConfig
+from evolution.evaluate import stages_for_generation
+from evolution.evolve import evolve
+from evolution.outputs import read_logbook, read_logbook_columns
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAINING_COLUMNS = ("gen", "evals", "min", "mean", "max", "std", "best_progress",
+                    "completions")
+SMALL = dict(population=8, max_steps=500, stall_frames=120, stages=("gen:medium:0-3",),
+             observation="terrain", checkpoint_every=1, seed=5, workers=2, generations=3)
+
+
+def small(**changes) -> EvolutionConfig:
+    return EvolutionConfig(**{**SMALL, **changes})
+
+
+def training(rows):
+    return [{k: r[k] for k in TRAINING_COLUMNS} for r in rows]
+
+
+def best(run_dir: Path) -> dict:
+    return json.loads((run_dir / "best.json").read_text())
+
+
+def test_test_stages_never_change_the_evolution(tmp_path):
+    plain = evolve(small(), tmp_path / "plain")
+    tested = evolve(small(test_stages=("gen:medium:100-105",), test_every=2),
+                    tmp_path / "tested")
+    assert training(plain.logbook) == training(tested.logbook)
+    assert best(tmp_path / "plain")["genome"] == best(tmp_path / "tested")["genome"]
+    # The test ran at generations 0, 2 and the last (3), and only then.
+    tests = [r["test_goals"] for r in tested.logbook]
+    assert [t is not None for t in tests] == [True, False, True, True]
+    assert all(r["test_goals"] is None for r in plain.logbook)
+    held = best(tmp_path / "tested")["held_out"]
+    assert held["count"] == 6 and held["stages"] == ["gen:medium:100-105"]
+    assert held["by_set"] == {"gen:medium:100-105": [held["goals"], 6]}
+    assert sorted(held["results"]) == [f"gen:medium:{s}" for s in range(100, 106)]
+    assert held["goals"] == tested.logbook[-1]["test_goals"] == tested.held_out["goals"]
+    # The logbook on disk keeps the empty test cells as empty.
+    assert read_logbook(tmp_path / "tested") == [
+        {**r, "seconds": pytest.approx(r["seconds"], abs=1e-3)} for r in tested.logbook]
+    assert read_logbook_columns(tmp_path / "tested")["test_goals"][1] != \
+        read_logbook_columns(tmp_path / "tested")["test_goals"][1]   # NaN
+
+
+def test_stage_draws_are_a_function_of_seed_and_generation():
+    config = small(stages=("gen:hard:0-31",), stages_per_generation=4)
+    draws = [stages_for_generation(config, g) for g in range(6)]
+    assert all(len(d) == 4 and len(set(d)) == 4 for d in draws)
+    assert len({tuple(d) for d in draws}) > 1
+    assert draws == [stages_for_generation(config, g) for g in range(6)]
+    assert stages_for_generation(small(stages=("gen:hard:0-31",)), 3) == \
+        [f"gen:hard:{s}" for s in range(32)]
+
+
+def test_a_run_on_drawn_stages_is_reproducible_and_resumes_exactly(tmp_path):
+    config = small(stages=("gen:medium:0-7",), stages_per_generation=3, generations=4)
+    a = evolve(config, tmp_path / "a")
+    b = evolve(config, tmp_path / "b")
+    assert training(a.logbook) == training(b.logbook)
+    evolve(config.replace(generations=2), tmp_path / "split")
+    resumed = evolve(config, tmp_path / "split", resume=True)
+    assert training(resumed.logbook) == training(a.logbook)
+    assert best(tmp_path / "split")["genome"] == best(tmp_path / "a")["genome"]
+    # Each generation scored all its genomes anew on the stages it drew,
+    # elites included, so the hall of fame's fitness is of one draw.
+    ckpt_best = best(tmp_path / "a")
+    scored = [r["total_reward"] for r in ckpt_best["results"].values()]
+    assert ckpt_best["fitness"] == pytest.approx(sum(scored) / len(scored), abs=1e-12)
+    record = best(tmp_path / "a")
+    assert len(record["fitness_stages"]) == 3
+    # Replaying the genome checks the fitness on the stages it was scored on.
+    out = subprocess.run([sys.executable, "-m", "runners.replay", str(tmp_path / "a")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "over 3 stages" in out.stdout and "matches" in out.stdout
+    assert "completed" in out.stdout
+
+
+@pytest.mark.parametrize("changes, words", [
+    (dict(test_stages=("gen:medium:3-5",)), "both a training and a test stage"),
+    (dict(stages_per_generation=5), "exceeds the 4 training stage(s)"),
+    (dict(stages_per_generation=0), "stages_per_generation must be"),
+    (dict(test_every=0), "test_every must be"),
+    (dict(test_stages=("gen:medium:9-1",)), "runs backwards"),
+])
+def test_bad_generalisation_settings_are_named(changes, words):
+    with pytest.raises(ConfigError, match=None) as info:
+        small(**changes)
+    assert words in str(info.value)
+
+
+def test_the_cli_reports_held_out_results(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "evolution.run", "--stage", "gen:easy:0-1",
+         "--test-stage", "gen:easy:50-52", "gen:medium:60", "--test-every", "1",
+         "--population", "6",
+         "--generations", "1", "--max-steps", "400", "--observation", "terrain",
+         "--out", str(tmp_path / "run")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("held-out ") == 2
+    assert "held-out: completed" in out.stdout and "of 4 test stages" in out.stdout
+    assert "  gen:easy:50-52: " in out.stdout and "  gen:medium:60: " in out.stdout
+    settings = json.loads((tmp_path / "run" / "config.json").read_text())["settings"]
+    assert settings["stages"] == ["gen:easy:0-1"]
+    assert settings["test_stages"] == ["gen:easy:50-52", "gen:medium:60"]
+    resumed = subprocess.run(
+        [sys.executable, "-m", "evolution.run", "--resume", str(tmp_path / "run"),
+         "--generations", "2"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "held-out: completed" in resumed.stdout
+
+
+def test_a_run_on_drawn_stages_stopped_mid_generation_resumes_exactly(tmp_path):
+    # Tested every generation: the test runs after the generation's stages
+    # were drawn and the hall of fame scored anew on them, so stopping
+    # there stops a generation whose hall of fame has changed.
+    config = small(stages=("gen:easy:0-5",), stages_per_generation=2, generations=5,
+                   engine="python", workers=1, max_steps=300,
+                   test_stages=("gen:easy:50",), test_every=1)
+    straight = evolve(config, tmp_path / "straight")
+    calls = {"training": 0}
+
+    def stop_after_generation_3_is_scored(fn, jobs):
+        testing = all(job[4] == "gen:easy:50" for job in jobs)
+        if calls["training"] == 4:   # generation 3 scored: stop at the next call
+            raise KeyboardInterrupt
+        calls["training"] += not testing
+        return [fn(job) for job in jobs]
+
+    stopped = evolve(config, tmp_path / "split", map_fn=stop_after_generation_3_is_scored)
+    assert stopped.interrupted
+    resumed = evolve(config, tmp_path / "split", resume=True)
+    assert training(resumed.logbook) == training(straight.logbook)
+    assert best(tmp_path / "split") == best(tmp_path / "straight")

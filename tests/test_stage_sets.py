@@ -1,0 +1,131 @@
+"""Generated stage sets `gen:DIFFICULTY:SEEDS`: parsing, and the places
+that accept them."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from runners import EpisodeRunner, RunnerConfig, run_episodes
+from speednik.stages import (
+    MAX_SET_SIZE,
+    StageSetError,
+    expand_stages,
+    generate_stage,
+    load_stage,
+    parse_stage_set,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("text, difficulty, seeds", [
+    ("gen:hard:7", "hard", (7,)),
+    ("gen:hard:0-31", "hard", tuple(range(32))),
+    ("gen:medium:3,9,12", "medium", (3, 9, 12)),
+    ("gen:easy:0-2,10", "easy", (0, 1, 2, 10)),
+    ("gen:easy:5-5", "easy", (5,)),
+])
+def test_each_form_parses(text, difficulty, seeds):
+    assert parse_stage_set(text) == (difficulty, seeds)
+
+
+@pytest.mark.parametrize("text, what", [
+    ("gen:impossible:0-3", "unknown difficulty 'impossible'"),
+    ("gen:hard:9-3", "the range 9-3 runs backwards"),
+    ("gen:hard:", "no seeds"),
+    ("gen:hard:a-b", "'a' is not a seed"),
+    ("gen:hard:1,x", "'x' is not a seed"),
+    ("gen:hard:-3", "'' is not a seed"),
+    ("gen:hard:1.5", "'1.5' is not a seed"),
+    ("gen:hard", "three parts"),
+    ("gen:hard:1,1", "seed 1 is named twice"),
+    (f"gen:hard:0-{MAX_SET_SIZE}", f"more than {MAX_SET_SIZE} stages"),
+])
+def test_bad_sets_name_what_is_accepted(text, what):
+    with pytest.raises(StageSetError) as info:
+        parse_stage_set(text)
+    message = str(info.value)
+    assert what in message
+    assert "accepted: gen:DIFFICULTY:SEEDS" in message
+    assert "\n" not in message
+
+
+def test_expanding_names_each_stage_once():
+    assert expand_stages(["hillside", "gen:hard:2-4", "gen:easy:1"]) == [
+        "hillside", "gen:hard:2", "gen:hard:3", "gen:hard:4", "gen:easy:1"]
+    with pytest.raises(StageSetError, match="'gen:hard:3' is named twice"):
+        expand_stages(["gen:hard:0-3", "gen:hard:3"])
+
+
+def test_a_one_stage_name_loads_the_generated_stage():
+    assert load_stage("gen:hard:7") is generate_stage(7, "hard")
+    runner = EpisodeRunner("gen:medium:3")
+    assert runner.stage is generate_stage(3, "medium")
+    with pytest.raises(StageSetError, match="names 4 stages where one is needed"):
+        load_stage("gen:hard:0-3")
+
+
+def test_run_episodes_takes_generated_names():
+    config = RunnerConfig(max_steps=300)
+    by_name = run_episodes([("hold-right", "gen:medium:2")], config)
+    by_pair = run_episodes([("hold-right", (2, "medium"))], config)
+    assert by_name[0].to_dict() == by_pair[0].to_dict()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_baselines_on_a_set_print_the_completion_rate():
+    out = _run("-m", "runners.baselines", "--stage", "gen:easy:0-2", "--agent",
+               "hold-right", "--max-steps", "600")
+    assert out.returncode == 0, out.stderr
+    assert "gen:easy:2" in out.stdout
+    assert "hold-right: completed 0 of 3 stages (0.0%)" in out.stdout
+
+
+def test_replay_on_a_set_prints_a_row_per_stage_and_the_rate():
+    out = _run("-m", "runners.replay", "--agent", "jump-runner", "--stage", "gen:medium:0-2")
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if line.startswith("gen:medium:")]
+    assert len(rows) == 3
+    assert "completed 3 of 3 stages (100.0%)" in out.stdout
+
+
+def test_replay_pictures_of_a_set_are_of_its_failed_stages(tmp_path):
+    out = _run("-m", "plots", "replay", "--agent", "hold-right", "--stage", "gen:easy:0-4",
+               "--max-steps", "300", "--plot", str(tmp_path / "run.png"))
+    assert out.returncode == 0, out.stderr
+    drawn = sorted(p.name for p in tmp_path.iterdir())
+    # All five failed; three are drawn.
+    assert drawn == ["run-gen-easy-0.png", "run-gen-easy-1.png", "run-gen-easy-2.png"]
+    assert "completed 0 of 5 stages" in out.stdout
+
+
+@pytest.mark.parametrize("argv", [
+    ["-m", "runners.replay", "--agent", "idle", "--stage", "gen:nope:1"],
+    ["-m", "runners.baselines", "--stage", "gen:hard:4-1"],
+    ["-m", "plots", "stage", "gen:hard:1-2"],
+    ["-m", "evolution.run", "--stage", "gen:hard:x", "--generations", "0"],
+])
+def test_bad_sets_on_command_lines_are_one_line(argv):
+    out = _run(*argv)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "accepted" in lines[0], out.stderr
+
+
+def test_plots_stage_draws_one_generated_stage(tmp_path):
+    out = _run("-m", "plots", "stage", "gen:hard:3", "--out", str(tmp_path / "s.png"))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "s.png").stat().st_size > 0
+
+
+def test_the_generated_stage_tiles_match_the_name():
+    a, b = load_stage("gen:easy:11"), generate_stage(11, "easy")
+    assert np.array_equal(a.solidity_grid(0), b.solidity_grid(0))

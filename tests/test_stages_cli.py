@@ -1,0 +1,76 @@
+"""`python -m speednik.stages`, and the varied opening of generated stages."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from speednik.stages import generate_profile, generate_stage, list_stages, load_stage
+from speednik.stages.__main__ import main
+
+ROOT = Path(__file__).resolve().parent.parent
+ENTITY_FIELDS = ("rings", "springs", "spikes", "checkpoints", "enemies", "layer_switches",
+                 "goal", "start_x", "start_y", "width", "height")
+
+
+@pytest.mark.parametrize("seed, difficulty", [(7, "hard"), (0, "easy"), (123, "medium")])
+def test_a_generated_profile_loads_to_the_identical_stage(tmp_path, seed, difficulty):
+    out = tmp_path / "my.toml"
+    assert main(["generate", "--difficulty", difficulty, "--seed", str(seed),
+                 "--out", str(out)]) == 0
+    loaded, generated = load_stage(out), generate_stage(seed, difficulty)
+    assert loaded is not generated
+    assert np.array_equal(loaded.tiles.masks, generated.tiles.masks)
+    assert len(loaded.tiles.cell_grids) == len(generated.tiles.cell_grids)
+    for a, b in zip(loaded.tiles.cell_grids, generated.tiles.cell_grids):
+        assert np.array_equal(a, b)
+    for name in ENTITY_FIELDS:
+        assert getattr(loaded, name) == getattr(generated, name), name
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_list_prints_the_builtin_stages(capsys):
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list_stages()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["generate", "--difficulty", "extreme", "--seed", "1", "--out", "x.toml"],
+     "invalid choice"),
+    (["generate", "--difficulty", "hard", "--seed", "-1", "--out", "x.toml"],
+     "--seed must be"),
+    (["generate", "--difficulty", "hard", "--seed", "1", "--out", "x.txt"],
+     "ending in .toml"),
+    (["generate", "--difficulty", "hard", "--seed", "1", "--out", "no/such/dir/x.toml"],
+     "no directory"),
+    (["shuffle"], "invalid choice"),
+])
+def test_bad_input_is_one_line(tmp_path, args, words):
+    out = subprocess.run([sys.executable, "-m", "speednik.stages", *args], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(ROOT)})
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], out.stderr
+
+
+def _first_obstacle(seed: int, difficulty: str) -> tuple[str, int]:
+    """The kind and x of the first wall or pit."""
+    x = 0
+    for s in generate_profile(seed, difficulty).segments:
+        if s.kind in ("gap", "step"):
+            return s.kind, x
+        x += s.length
+    raise AssertionError("no obstacle")
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_the_opening_varies(difficulty):
+    openings = [_first_obstacle(seed, difficulty) for seed in range(40)]
+    assert {kind for kind, _ in openings} == {"gap", "step"}
+    assert len({x for _, x in openings}) >= 10
+    assert max(x for _, x in openings) - min(x for _, x in openings) >= 320
