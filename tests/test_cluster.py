@@ -222,6 +222,23 @@ def test_a_local_cluster_gives_the_same_run(reference, tmp_path):
     assert settings["scheduler"] == "local"
 
 
+def test_a_local_cluster_runs_drawn_stages_mlp_and_held_out_tests_the_same(tmp_path):
+    """A generation scored on stages drawn from a set, an MLP policy and
+    held-out tests: the cluster evaluates what each call asks for."""
+    wider = ["--population", "6", "--max-steps", "300", "--stall-frames", "120",
+             "--generations", "2", "--seed", "2", "--quiet", "--policy", "mlp",
+             "--hidden", "4", "--stage", "gen:easy:0-3", "--stages-per-generation", "2",
+             "--test-stage", "gen:easy:50-51", "--test-every", "1"]
+    runs = {}
+    for name, extra in (("alone", ["--workers", "1"]),
+                        ("cluster", ["--scheduler", "local", "--workers", "2"])):
+        run_dir = tmp_path / name
+        proc = run_cli(*wider, *extra, "--out", run_dir)
+        assert proc.returncode == 0, proc.stderr
+        runs[name] = outcome(run_dir)
+    assert runs["cluster"] == runs["alone"]
+
+
 def test_a_command_line_cluster_gives_the_same_run_and_resumes_without(
         reference, dask_cluster, tmp_path):
     run_dir = tmp_path / "run"
