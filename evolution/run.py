@@ -375,11 +375,11 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
               f"{config.algorithm}, population {config.population}, "
               f"{config.generations} generations, seed {config.seed}, "
               f"{_where(config)}", flush=True)
-    # On a cluster the workers load the engine, not this process.
-    if config.engine == "compiled" and config.scheduler is None:
-        _prepare_engine(args.quiet)
     t0 = time.perf_counter()
     try:
+        # On a cluster the workers load the engine, not this process.
+        if config.engine == "compiled" and config.scheduler is None:
+            _prepare_engine(args.quiet, signals)
         outcome = evolve(config, run_dir, resume=args.resume is not None,
                          report=make_reporter(args.quiet))
     except KeyboardInterrupt:
@@ -457,16 +457,35 @@ def _where(config: EvolutionConfig) -> str:
     return f"the Dask cluster at {config.scheduler}"
 
 
-def _prepare_engine(quiet: bool) -> None:
+def _prepare_engine(quiet: bool, signals: _Signals) -> None:
     """Compile the engine, or load it from its cache, saying so first: a
-    first compile takes about a minute and must not look like a hang."""
+    first compile takes about a minute and must not look like a hang.
+
+    Numba loads cached code through a C callback, which swallows an
+    exception raised inside it, so a Ctrl-C or SIGTERM arriving then would
+    be lost: they are held until the engine is ready, then acted on."""
     from speednik.engine import warm_up
 
     if not quiet:
         print("loading the compiled engine (the first use on a machine compiles "
               "it, about a minute) ...", end=" ", flush=True)
     t0 = time.perf_counter()
-    warm_up()
+    held: list[int] = []
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = {}
+    if main_thread:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, lambda signum, frame: held.append(signum))
+    try:
+        warm_up()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if held:
+        if not quiet:
+            print(flush=True)
+        signals.terminated = signals.terminated or signal.SIGTERM in held
+        raise KeyboardInterrupt
     if not quiet:
         print(f"ready in {time.perf_counter() - t0:.1f} s", flush=True)
 

@@ -295,3 +295,25 @@ def test_ctrl_c_while_a_picture_is_drawn_is_one_line(tmp_path, monkeypatch, caps
     assert plots_cli.main(["fitness", str(out)]) == 130
     assert capsys.readouterr().err == "plots: interrupted\n"
     assert not (out / "fitness.png").exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_engine_loads_is_held_then_acted_on(monkeypatch, sig):
+    """Numba loads cached code through a C callback that swallows an
+    exception raised inside it: a signal then must not be lost."""
+    import speednik.engine
+    from evolution import run as run_module
+
+    seen = []
+
+    def loading() -> None:
+        os.kill(os.getpid(), sig)
+        seen.append("finished loading")       # the signal did not cut it short
+
+    monkeypatch.setattr(speednik.engine, "warm_up", loading)
+    signals = run_module._Signals()
+    with signals, pytest.raises(KeyboardInterrupt):
+        run_module._prepare_engine(True, signals)
+    assert seen == ["finished loading"]
+    assert signals.terminated == (sig == signal.SIGTERM)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
