@@ -32,13 +32,14 @@ from speednik.stages import expand_stages  # noqa: E402
 
 TEST_SETS = ("gen:medium:1000-1099", "gen:hard:1000-1099")
 # The README's recipe, less --seed and --out.
-RECIPE = ("--stage gen:medium:0-31 gen:hard:0-31 --stages-per-generation 16 "
-          f"--test-stage {' '.join(TEST_SETS)} --test-every 25 "
-          "--observation terrain --population 80 --generations 200").split()
+RECIPE = ("--stage gen:medium:0-31 gen:hard:0-31 --stages-per-generation 32 "
+          f"--test-stage {' '.join(TEST_SETS)} --test-every 25 --observation terrain "
+          "--algorithm cmaes --init-sigma 0.5 --population 80 --generations 150").split()
 # `make bench`: the same recipe, a few generations and a small test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "
          "--test-stage gen:medium:1000-1019 gen:hard:1000-1019 --test-every 5 "
-         "--observation terrain --population 30 --generations 10").split()
+         "--observation terrain --algorithm cmaes --init-sigma 0.5 --population 30 "
+         "--generations 10").split()
 TARGET = {"medium": 0.90, "hard": 0.80}
 TIME_LIMIT = 15 * 60
 
