@@ -379,7 +379,7 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
     try:
         # On a cluster the workers load the engine, not this process.
         if config.engine == "compiled" and config.scheduler is None:
-            _prepare_engine(args.quiet, signals)
+            _prepare_engine(args.quiet)
         outcome = evolve(config, run_dir, resume=args.resume is not None,
                          report=make_reporter(args.quiet))
     except KeyboardInterrupt:
@@ -457,35 +457,22 @@ def _where(config: EvolutionConfig) -> str:
     return f"the Dask cluster at {config.scheduler}"
 
 
-def _prepare_engine(quiet: bool, signals: _Signals) -> None:
+def _prepare_engine(quiet: bool) -> None:
     """Compile the engine, or load it from its cache, saying so first: a
-    first compile takes about a minute and must not look like a hang.
-
-    Numba loads cached code through a C callback, which swallows an
-    exception raised inside it, so a Ctrl-C or SIGTERM arriving then would
-    be lost: they are held until the engine is ready, then acted on."""
+    first compile takes about a minute and must not look like a hang. (A
+    signal meanwhile is held until it is ready: `signals_held`.)"""
     from speednik.engine import warm_up
 
     if not quiet:
         print("loading the compiled engine (the first use on a machine compiles "
               "it, about a minute) ...", end=" ", flush=True)
     t0 = time.perf_counter()
-    held: list[int] = []
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = {}
-    if main_thread:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, lambda signum, frame: held.append(signum))
     try:
         warm_up()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if held:
+    except KeyboardInterrupt:
         if not quiet:
             print(flush=True)
-        signals.terminated = signals.terminated or signal.SIGTERM in held
-        raise KeyboardInterrupt
+        raise
     if not quiet:
         print(f"ready in {time.perf_counter() - t0:.1f} s", flush=True)
 

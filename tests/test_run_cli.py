@@ -298,22 +298,29 @@ def test_ctrl_c_while_a_picture_is_drawn_is_one_line(tmp_path, monkeypatch, caps
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_while_the_engine_loads_is_held_then_acted_on(monkeypatch, sig):
-    """Numba loads cached code through a C callback that swallows an
-    exception raised inside it: a signal then must not be lost."""
-    import speednik.engine
-    from evolution import run as run_module
+def test_a_signal_during_a_compiled_batch_is_held_then_acted_on(monkeypatch, sig):
+    """Numba swallows or converts an exception raised inside its own steps
+    (loading cached code, unboxing a typed list): a signal landing there
+    must not be lost. It is held until the batch ends, then handled."""
+    import numpy as np
 
+    from evolution import run as run_module
+    from speednik.engine import batch as engine_batch
+    from speednik.stages import load_stage
+
+    real = engine_batch.run_batch
     seen = []
 
-    def loading() -> None:
+    def interrupted_batch(*args):
         os.kill(os.getpid(), sig)
-        seen.append("finished loading")       # the signal did not cut it short
+        real(*args)
+        seen.append("the batch finished")
 
-    monkeypatch.setattr(speednik.engine, "warm_up", loading)
+    monkeypatch.setattr(engine_batch, "run_batch", interrupted_batch)
     signals = run_module._Signals()
     with signals, pytest.raises(KeyboardInterrupt):
-        run_module._prepare_engine(True, signals)
-    assert seen == ["finished loading"]
+        engine_batch.run_policy_batch([load_stage("hillside")], [0], [0],
+                                      np.zeros((1, 104)), max_steps=5)
+    assert seen == ["the batch finished"]
     assert signals.terminated == (sig == signal.SIGTERM)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

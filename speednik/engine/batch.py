@@ -2,7 +2,10 @@
 to compiled code spread over threads."""
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import signal
 import threading
 from dataclasses import dataclass
 from typing import Sequence
@@ -61,6 +64,35 @@ class BatchResults:
 # threads at once (a Dask worker with several threads would): batches take
 # turns.
 _PARALLEL_REGION = threading.Lock()
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Ctrl-C and SIGTERM held while compiled code runs, then acted on.
+
+    Numba turns an exception raised inside its own Python-level steps
+    (loading cached code through a ctypes callback, unboxing a typed list)
+    into another error or swallows it, so a signal landing there was lost
+    or became a TypeError. A batch takes milliseconds to seconds; the
+    signal's handler runs as soon as it ends. Outside the main thread,
+    where no handler can be set, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: held.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(held):
+            handler = previous[sig]
+            if callable(handler):
+                handler(sig, None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), sig)
 
 
 def max_threads() -> int:
@@ -151,23 +183,27 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
     out_i = np.zeros((n, NUM_INT_RESULTS), np.int64)
     out_sums = np.zeros((n, len(ids)), np.float64)
     if n:
-        lowered, initial_f, initial_s = _stage_data(stages)
-        stall = max_steps + 1 if stall_frames is None else int(stall_frames)
-        want = max_threads() if threads is None else max(1, min(int(threads), max_threads()))
-        with _PARALLEL_REGION:
-            previous = numba.get_num_threads()
-            numba.set_num_threads(want)
-            # Episodes differ in length: hand them out one by one, not in
-            # equal slices, so no thread waits on another's long tail.
-            chunk = numba.set_parallel_chunksize(1)
-            try:
-                run_batch(lowered, initial_f, initial_s, episode_stage, episode_params,
-                          params, POLICY_KINDS.index(policy), obs_kind, obs_size, ids,
-                          weights, constant, int(max_steps), stall, int(action_repeat),
-                          out_f, out_i, out_sums)
-            finally:
-                numba.set_parallel_chunksize(chunk)
-                numba.set_num_threads(previous)
+        # Numba's typed list and cached code load in here too: all of it
+        # runs with signals held.
+        with signals_held():
+            lowered, initial_f, initial_s = _stage_data(stages)
+            stall = max_steps + 1 if stall_frames is None else int(stall_frames)
+            want = (max_threads() if threads is None
+                    else max(1, min(int(threads), max_threads())))
+            with _PARALLEL_REGION:
+                previous = numba.get_num_threads()
+                numba.set_num_threads(want)
+                # Episodes differ in length: hand them out one by one, not
+                # in equal slices, so no thread waits on another's long tail.
+                chunk = numba.set_parallel_chunksize(1)
+                try:
+                    run_batch(lowered, initial_f, initial_s, episode_stage,
+                              episode_params, params, POLICY_KINDS.index(policy),
+                              obs_kind, obs_size, ids, weights, constant, int(max_steps),
+                              stall, int(action_repeat), out_f, out_i, out_sums)
+                finally:
+                    numba.set_parallel_chunksize(chunk)
+                    numba.set_num_threads(previous)
 
     steps = out_i[:, R_FRAMES].copy()
     components = {}
