@@ -203,8 +203,8 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
             f"{', '.join(differ)}; a run resumes with its checkpoint's settings: "
             f"restore {CONFIG_NAME} or start a new run")
     stages = tuple(locate_stage(s, run_dir) for s in saved.stages)
-    # A cluster is this session's: without --scheduler the run continues in
-    # this process, whatever the last session used.
+    # A cluster belongs to this invocation: without --scheduler the run
+    # continues in this process, whatever the last invocation used.
     tests = tuple(locate_stage(s, run_dir) for s in saved.test_stages)
     return saved.replace(stages=list(stages), test_stages=list(tests),
                          scheduler=args.scheduler, **{
