@@ -460,23 +460,11 @@ def _serve(conn, scheduler: str, stages: tuple, settings: dict, workers: int,
            engine: str) -> None:
     """The helper process: a DaskSession answering `("run", rows)` with
     `("ok", results)` and `("close",)` by leaving."""
-    import os
-    import signal
+    from runners.parallel import serve_parent
 
-    # Ctrl-C and SIGTERM are the run's to handle; it tells this process to
-    # stop. A run killed outright leaves no helper behind.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    parent = os.getppid()
-
-    def watch() -> None:
-        import time
-
-        while os.getppid() == parent:
-            time.sleep(POLL_SECONDS)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    # The run handles signals and tells this process to stop; a run killed
+    # outright leaves no helper behind.
+    serve_parent()
     # Dask reports a lost connection through its loggers, as tracebacks and
     # retries; the run reports it as one line instead.
     logging.disable(logging.CRITICAL)

@@ -15,6 +15,17 @@ from speednik.actions import NUM_ACTIONS
 from speednik.observation import get_observation
 
 
+def checked_genome(genome, expected: int, needs: str) -> np.ndarray:
+    """`genome` as a flat float64 array of `expected` finite numbers, or a
+    ValueError: "<needs> a genome of ..." names what the policy wanted."""
+    genome = np.asarray(genome, dtype=np.float64)
+    if genome.ndim != 1 or genome.size != expected:
+        raise ValueError(f"{needs}, got shape {genome.shape}")
+    if not np.all(np.isfinite(genome)):
+        raise ValueError("the genome holds NaN or infinite weights")
+    return genome
+
+
 def genome_size(obs_dim: int) -> int:
     return NUM_ACTIONS * obs_dim + NUM_ACTIONS
 
@@ -31,16 +42,13 @@ class LinearPolicy(BaseAgent):
 
     def __init__(self, genome, observation: str = "basic") -> None:
         encoder = get_observation(observation)
-        genome = np.asarray(genome, dtype=np.float64)
         expected = genome_size(encoder.size)
-        if genome.ndim != 1 or genome.size != expected:
-            raise ValueError(
-                f"a linear policy over the {encoder.name!r} observation "
-                f"({encoder.size} values) needs a genome of {expected} "
-                f"numbers ({NUM_ACTIONS} x {encoder.size} weights + "
-                f"{NUM_ACTIONS} biases), got shape {genome.shape}")
-        if not np.all(np.isfinite(genome)):
-            raise ValueError("the genome holds NaN or infinite weights")
+        genome = checked_genome(
+            genome, expected,
+            f"a linear policy over the {encoder.name!r} observation "
+            f"({encoder.size} values) needs a genome of {expected} "
+            f"numbers ({NUM_ACTIONS} x {encoder.size} weights + "
+            f"{NUM_ACTIONS} biases)")
         self.genome = genome
         self.observation = encoder.name
         n = NUM_ACTIONS * encoder.size

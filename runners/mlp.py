@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from runners.agent import BaseAgent
+from runners.linear import checked_genome
 from speednik.actions import NUM_ACTIONS
 from speednik.observation import get_observation
 
@@ -63,16 +64,13 @@ class MLPPolicy(BaseAgent):
             raise ValueError(f"hidden must be a whole number from 1 to {MAX_HIDDEN}, "
                              f"got {hidden!r}")
         hidden = int(hidden)
-        genome = np.asarray(genome, dtype=np.float64)
         expected = mlp_genome_size(encoder.size, hidden)
-        if genome.ndim != 1 or genome.size != expected:
-            raise ValueError(
-                f"an mlp policy with {hidden} hidden units over the {encoder.name!r} "
-                f"observation ({encoder.size} values) needs a genome of {expected} "
-                f"numbers ({hidden} x {encoder.size} + {hidden} + {NUM_ACTIONS} x "
-                f"{hidden} + {NUM_ACTIONS}), got shape {genome.shape}")
-        if not np.all(np.isfinite(genome)):
-            raise ValueError("the genome holds NaN or infinite weights")
+        genome = checked_genome(
+            genome, expected,
+            f"an mlp policy with {hidden} hidden units over the {encoder.name!r} "
+            f"observation ({encoder.size} values) needs a genome of {expected} "
+            f"numbers ({hidden} x {encoder.size} + {hidden} + {NUM_ACTIONS} x "
+            f"{hidden} + {NUM_ACTIONS})")
         self.genome = genome
         self.hidden = hidden
         self.observation = encoder.name

@@ -233,14 +233,14 @@ def _check_picklable(jobs: Sequence[_Job]) -> None:
 RESTARTS = 2
 
 
-def _init_worker() -> None:
-    # Ctrl-C and SIGTERM are the parent's to handle (a terminal, `timeout`
-    # or Slurm signal the whole process group): it checkpoints and stops
-    # the workers itself.
+def serve_parent() -> None:
+    """Make this child process its parent's: Ctrl-C and SIGTERM are the
+    parent's to handle (a terminal, `timeout` or Slurm signal the whole
+    process group), and it stops its children itself; a parent killed
+    outright (SIGKILL) cannot, so the child leaves quietly, without a
+    traceback, once its parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    # A parent killed outright (SIGKILL) cannot stop its workers: each one
-    # leaves quietly, without a traceback, once its parent is gone.
     parent = os.getppid()
 
     def watch() -> None:
@@ -249,6 +249,10 @@ def _init_worker() -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _init_worker() -> None:
+    serve_parent()
 
 
 class EpisodePool:
