@@ -182,27 +182,24 @@ def _worker_threads() -> int:
         return 1
 
 
-def agent_spec(policy: tuple, observation: str, genome: np.ndarray) -> tuple:
-    """The runners' spec of a genome of `policy`: ("linear",) or ("mlp", hidden)."""
-    if policy[0] == "mlp":
-        return ("mlp", (observation, policy[1], genome))
-    return ("linear", (observation, genome))
+DEFAULT_POLICY = {"policy": "linear"}
 
 
 def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
-                   engine: str = "compiled", policy: tuple = ("linear",)) -> dict:
+                   engine: str = "compiled", policy: dict = DEFAULT_POLICY) -> dict:
     """Every genome of a chunk (rows of a float64 array) on every stage,
     genome-major, as `EpisodeResult.to_dict()`s packed in columns
     (`pack_results`). `stages` are stage
     payloads (see `stage_payload`), `settings` the fields of a
     `RunnerConfig`. Runs on a worker; module-level so any worker can import
     it."""
-    from runners import RunnerConfig, run_episodes
+    from runners import Policy, RunnerConfig, run_episodes
 
     config = RunnerConfig(**settings)
     built = [_worker_stage(s) for s in stages]
     observation = config.observation
-    items = [(agent_spec(policy, observation, row), stage)
+    spec = Policy.from_json(policy, observation).spec
+    items = [(spec(row), stage)
              for row in np.asarray(genomes, dtype=np.float64) for stage in built]
     # The readable runner runs in the task's own thread: no process pool
     # inside a worker.
@@ -346,7 +343,7 @@ class DaskSession:
     # -- a generation
 
     def run(self, rows: np.ndarray, stop=None, stages: Sequence[Any] | None = None,
-            policy: tuple = ("linear",)) -> list[dict]:
+            policy: dict = DEFAULT_POLICY) -> list[dict]:
         """Every genome (a row) on every stage (default: the session's),
         genome-major, as `EpisodeResult.to_dict()`s packed by chunk
         (`pack_results`), in chunk order. `stop()`, asked while waiting, may
@@ -565,10 +562,10 @@ class ClusterEvaluation:
         self._process = self._conn = None
 
     def run(self, genomes: Sequence[np.ndarray], stages: Sequence[Any] | None = None,
-            policy: tuple = ("linear",)) -> list:
+            policy: dict = DEFAULT_POLICY) -> list:
         """`EpisodeResult`s of every genome on every stage (default: the
-        run's training stages), genome-major; `policy` is ("linear",) or
-        ("mlp", hidden)."""
+        run's training stages), genome-major; `policy` is a policy's JSON
+        form (`runners.policies.Policy.to_json`)."""
         from runners import EpisodeResult
 
         if self._conn is None:
@@ -576,7 +573,7 @@ class ClusterEvaluation:
         rows = np.asarray([np.asarray(g, dtype=np.float64) for g in genomes])
         try:
             self._conn.send(("run", rows, None if stages is None else tuple(stages),
-                             tuple(policy)))
+                             dict(policy)))
         except OSError:
             raise ClusterError("the process holding the Dask client ended") from None
         reply = self._receive(None)

@@ -10,13 +10,17 @@ checkpointed with the strategy.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from deap import cma
 
-from evolution.config import EvolutionConfig
-from evolution.ga import make_individual
+from evolution.checkpoint import CheckpointError
+from evolution.generation import make_individual
+from evolution.strategy import Strategy
+
+if TYPE_CHECKING:
+    from evolution.config import EvolutionConfig
 
 # The strategy's arrays and numbers that change as it learns; everything
 # else it holds is computed from the dimension and population size.
@@ -24,16 +28,23 @@ ARRAYS = ("centroid", "pc", "ps", "C", "B", "diagD", "BD")
 NUMBERS = ("sigma", "cond")
 
 
-class CMAES:
+class CMAES(Strategy):
     """ask() -> a generation of individuals; tell(evaluated) updates the
     distribution; state() / from_state() for the checkpoint."""
 
     def __init__(self, config: EvolutionConfig, size: int) -> None:
+        super().__init__(config, size)
         self.strategy = cma.Strategy(centroid=np.zeros(size), sigma=config.init_sigma,
                                      lambda_=config.population)
         self.rng = np.random.RandomState(config.seed & 0xFFFFFFFF).get_state()
 
-    def ask(self) -> list:
+    def initial(self) -> list:
+        return self._sample()
+
+    def ask(self, population: list, hall_of_fame) -> list:
+        return self._sample()
+
+    def _sample(self) -> list:
         outside = np.random.get_state()
         np.random.set_state(self.rng)
         try:
@@ -59,7 +70,10 @@ class CMAES:
         return {"arrays": arrays, "meta": meta}
 
     @classmethod
-    def from_state(cls, config: EvolutionConfig, size: int, state: dict) -> CMAES:
+    def from_state(cls, config: EvolutionConfig, size: int,
+                   state: dict | None) -> CMAES:
+        if state is None:
+            raise CheckpointError("the checkpoint holds no CMA-ES state")
         search = cls(config, size)
         s = search.strategy
         arrays, meta = state["arrays"], state["meta"]

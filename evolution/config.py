@@ -8,9 +8,9 @@ import numpy as np
 
 from evolution.cluster import check_scheduler
 from runners.compiled import ENGINES
-from runners.linear import genome_size as linear_genome_size
-from runners.mlp import MAX_HIDDEN, mlp_genome_size
-from speednik.observation import get_observation, list_observations
+from evolution.strategy import list_strategies
+from runners.policies import Policy, get_family, list_policies
+from speednik.observation import list_observations
 from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages, load_stage
 
 
@@ -41,8 +41,6 @@ def available_memory() -> int | None:
         return None
 
 
-POLICIES = ("linear", "mlp")
-ALGORITHMS = ("ga", "cmaes")
 
 
 class ConfigError(ValueError):
@@ -78,12 +76,11 @@ class EvolutionConfig:
     # Each generation is scored on this many of the training stages,
     # drawn from (seed, generation); None: on all of them.
     stages_per_generation: int | None = None
-    # The policy family: "linear" (argmax of W @ obs + b) or "mlp" (one
-    # hidden layer of `hidden` tanh units).
+    # The policy family (`runners.policies`: "linear", "mlp", ...) and
+    # its settings; `hidden` is the MLP's, ignored by families without it.
     policy: str = "linear"
     hidden: int = 16
-    # The search: "ga" (tournament, blend, Gaussian mutation, elitism) or
-    # "cmaes" (DEAP's CMA-ES, lambda = population, sigma = init_sigma).
+    # The search strategy (`evolution.strategy`: "ga", "cmaes", ...).
     algorithm: str = "ga"
 
     def __post_init__(self) -> None:
@@ -147,15 +144,18 @@ class EvolutionConfig:
                 f"{shared[0]!r} is both a training and a test stage; accepted: test "
                 f"stages the run never trains on")
         positive("test_every", self.test_every)
-        if self.policy not in POLICIES:
+        if self.policy not in list_policies():
             raise ConfigError(f"unknown policy {self.policy!r}; accepted: "
-                              f"{', '.join(POLICIES)}")
+                              f"{', '.join(list_policies())}")
         positive("hidden", self.hidden)
-        if self.algorithm not in ALGORITHMS:
+        if self.algorithm not in list_strategies():
             raise ConfigError(f"unknown algorithm {self.algorithm!r}; accepted: "
-                              f"{', '.join(ALGORITHMS)}")
-        if self.hidden > MAX_HIDDEN:
-            raise ConfigError(f"hidden must be at most {MAX_HIDDEN}, got {self.hidden}")
+                              f"{', '.join(list_strategies())}")
+        for setting in get_family(self.policy).settings:
+            try:
+                setting.check(getattr(self, setting.name), self.policy)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
         if self.stages_per_generation is not None:
             positive("stages_per_generation", self.stages_per_generation)
             if self.stages_per_generation > len(training):
@@ -195,17 +195,20 @@ class EvolutionConfig:
         """One name per test stage, generated sets expanded."""
         return expand_stages(self.test_stages)
 
+    def policy_spec(self) -> Policy:
+        """What a genome of this run is: its policy family with the run's
+        observation and the family's settings."""
+        family = get_family(self.policy)
+        return Policy(family.name, self.observation,
+                      **{s.name: getattr(self, s.name) for s in family.settings})
+
     def genome_size(self) -> int:
         """Numbers in one genome of this run's policy."""
-        n = get_observation(self.observation).size
-        return (mlp_genome_size(n, self.hidden) if self.policy == "mlp"
-                else linear_genome_size(n))
+        return self.policy_spec().genome_size()
 
     def agent_spec(self, genome: np.ndarray) -> tuple:
         """The runners' agent spec of one genome of this run's policy."""
-        if self.policy == "mlp":
-            return ("mlp", (self.observation, self.hidden, genome))
-        return ("linear", (self.observation, genome))
+        return self.policy_spec().spec(genome)
 
     def check_stages_load(self) -> None:
         """Build every stage now, so a bad profile fails before the run."""

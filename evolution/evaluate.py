@@ -1,8 +1,8 @@
 """Fitness of genomes: each one's episodes on every stage of the run,
 through the runners' parallel map.
 
-A genome crosses to a worker as a plain float array inside a
-`("linear", (observation, genome))` agent spec; results come back as
+A genome crosses to a worker as a plain float array inside its policy's
+agent spec (`runners.policies`); results come back as
 `EpisodeResult`s. With the compiled engine (the default) a generation runs
 in this process on `workers` threads; with the python engine on a pool of
 `workers` processes; with a `scheduler`, on a Dask cluster in chunks of
@@ -71,9 +71,8 @@ class GenomeEvaluator:
         items = [(spec(np.asarray(g, dtype=np.float64)), stage)
                  for g in genomes for stage in stages]
         if self.cluster is not None:
-            policy = (("mlp", self.config.hidden) if self.config.policy == "mlp"
-                      else ("linear",))
-            results = self.cluster.run(genomes, stages=stages, policy=policy)
+            results = self.cluster.run(genomes, stages=stages,
+                                       policy=self.config.policy_spec().to_json())
         elif self.pool is not None:
             results = self.pool.run(items, self.runner_config)
         elif self.config.engine == "compiled" and self.map_fn is None:

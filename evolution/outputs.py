@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from evolution.config import EvolutionConfig
-from evolution.ga import LOGBOOK_HEADER, OPTIONAL_COLUMNS
+from evolution.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS
 from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from runners.genome_file import BEST_NAME, STAGE_COPIES, write_genome_file
 
@@ -161,7 +161,7 @@ def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
         stages=list(config.stages), max_steps=config.max_steps,
         stall_frames=config.stall_frames, fitness=fitness, generation=generation,
         seed=config.seed, results=summary["results"], held_out=held_out,
-        policy=config.policy, hidden=config.hidden if config.policy == "mlp" else None)
+        policy=config.policy_spec())
 
 
 def keep_stage_copies(run_dir: Path, config: EvolutionConfig) -> None:

@@ -1,4 +1,4 @@
-"""`python -m evolution.run`: evolve linear policies for Speednik.
+"""`python -m evolution.run`: evolve policies that play Speednik stages.
 
 Prints one line per generation, writes the run directory (config.json,
 logbook.csv, the checkpoint, best.json) and ends by saying where everything
@@ -30,6 +30,9 @@ from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.genome_file import locate_stage
+from evolution.strategy import STRATEGIES, list_strategies
+from runners.policies import POLICY_FAMILIES, list_policies
+from speednik.observation import OBSERVATIONS
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
 
@@ -46,10 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     d = _default
     p = OneLineParser(
         prog="python -m evolution.run", error_name="evolution.run",
-        description="Evolve policies (linear: argmax of W @ observation + b "
-                    "over the 8 actions, or a one-hidden-layer MLP) that play "
-                    "Speednik stages. Fitness is the episode's total reward, "
-                    "averaged over the training stages.",
+        description="Evolve policies (see --policy) that play Speednik stages, "
+                    "with a search strategy (see --algorithm). Fitness is the "
+                    "episode's total reward, averaged over the training stages.",
         epilog="exit status: 0 done; 1 the run failed (its last finished generation is "
                "checkpointed); 2 bad input; 130 Ctrl-C, 143 SIGTERM (checkpointed, "
                "continue with --resume).")
@@ -81,17 +83,18 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--test-every", type=int, metavar="N",
         help="generations between held-out tests (and the last one)")
     opt("--observation",
-        help="what the policy sees: 'basic' (12 values) or 'terrain' (the 12 plus "
-             "rays for walls, gaps and slopes ahead, and the nearest enemy and spikes)")
-    opt("--policy", choices=("linear", "mlp"),
-        help="the policy family: 'linear' (argmax of W @ observation + b) or 'mlp' "
-             "(one hidden layer of --hidden tanh units)")
-    opt("--hidden", type=int, metavar="H", help="hidden units of --policy mlp")
-    opt("--algorithm", choices=("ga", "cmaes"),
-        help="the search: 'ga' (tournament selection, blend crossover, Gaussian "
-             "mutation, elitism: the operator options below) or 'cmaes' (DEAP's "
-             "CMA-ES with --population samples a generation and --init-sigma as its "
-             "first step size)")
+        help="what the policy sees: " + "; ".join(
+            f"'{e.name}' ({e.size} values: {e.description})" for e in OBSERVATIONS.values()))
+    opt("--policy", choices=list_policies(),
+        help="the policy family: " + "; ".join(
+            f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values()))
+    for family in POLICY_FAMILIES.values():
+        for setting in family.settings:
+            opt(f"--{setting.name}", type=int, metavar=setting.name[0].upper(),
+                help=f"{setting.help} of --policy {family.name}")
+    opt("--algorithm", choices=list_strategies(),
+        help="the search: " + "; ".join(
+            f"'{e.name}' ({e.summary})" for e in STRATEGIES.values()))
     opt("--seed", type=int, help="the one seed every random choice flows from")
     opt("--engine", choices=ENGINES,
         help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
@@ -370,8 +373,7 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
     if not args.quiet:
         what = "resuming" if args.resume else "starting"
         print(f"{what} {run_dir}: stages {', '.join(config.stages)}, "
-              f"observation {config.observation}, policy {config.policy}"
-              f"{f' ({config.hidden} hidden)' if config.policy == 'mlp' else ''}, "
+              f"observation {config.observation}, {_policy_words(config)}, "
               f"{config.algorithm}, population {config.population}, "
               f"{config.generations} generations, seed {config.seed}, "
               f"{_where(config)}", flush=True)
@@ -447,6 +449,13 @@ def _draw_fitness(run_dir: Path) -> None:
         why = (drawn.stderr.strip().splitlines() or [f"exit status {drawn.returncode}"])[-1]
     print(f"fitness.png not drawn ({why}); draw it with: "
           f"{_python()} -m plots fitness {run_dir}")
+
+
+def _policy_words(config: EvolutionConfig) -> str:
+    """`policy mlp (16 hidden)`: the family and its settings."""
+    settings = config.policy_spec().settings
+    extra = ", ".join(f"{value} {name}" for name, value in settings)
+    return f"policy {config.policy}{f' ({extra})' if extra else ''}"
 
 
 def _where(config: EvolutionConfig) -> str:

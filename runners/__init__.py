@@ -20,10 +20,10 @@ from runners.agents import (
     IdleAgent,
     JumpRunnerAgent,
     SpindashAgent,
-    build_agent,
     make_baseline,
-    register_agent_factory,
 )
+from runners.policies import POLICY_FAMILIES, Policy
+from runners.specs import build_agent, register_agent_factory
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, resolve_stage
 from runners.parallel import (
     EpisodeError,
@@ -41,5 +41,5 @@ __all__ = [
     "IdleAgent", "HoldRightAgent", "JumpRunnerAgent", "SpindashAgent",
     "BASELINES", "make_baseline", "build_agent", "register_agent_factory",
     "run_episodes", "RunnerConfig", "EpisodeTask", "EpisodePool",
-    "EpisodeError", "WorkerDiedError",
+    "EpisodeError", "WorkerDiedError", "Policy", "POLICY_FAMILIES",
 ]

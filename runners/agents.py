@@ -1,4 +1,4 @@
-"""Baseline agents, and building agents from plain-data specs.
+"""Baseline agents: scripted players to measure learned ones against.
 
 Baselines, by registry name:
 
@@ -14,17 +14,11 @@ look at the terrain and the objects ahead the way a player looking at the
 screen would. The jump-runner is the reference for "this stage can be
 completed"; idle and hold-right are the floor any learned agent must beat.
 
-Agent specs are how agents travel to worker processes as plain data:
-
-- a baseline name: `"jump-runner"`;
-- a `(kind, params)` pair: `("baseline", "idle")`, or a kind registered
-  with `register_agent_factory(kind, factory)` where `factory(params)`
-  returns an agent (evolution registers its linear policy this way);
-- an agent instance (used as is; sent to workers by pickling).
+Agent specs (a baseline's name among them) are in `runners.specs`.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from speednik.actions import (
     ACTION_DOWN,
@@ -50,8 +44,6 @@ from speednik.player import PlayerState, radii
 from speednik.terrain import DOWN, RIGHT
 
 from runners.agent import BaseAgent
-from runners.linear import linear_policy
-from runners.mlp import mlp_policy
 
 _JUMP_ACTIONS = frozenset(a for a in range(NUM_ACTIONS) if ACTION_HAS_JUMP[a])
 
@@ -407,76 +399,3 @@ def make_baseline(name: str) -> BaseAgent:
             f"unknown baseline agent {name!r}: accepted names are "
             f"{', '.join(repr(n) for n in BASELINES)}")
     return cls()
-
-
-AgentFactory = Callable[[Any], BaseAgent]
-AgentSpec = Any   # a baseline name, a (kind, params) pair, or an agent
-
-AGENT_FACTORIES: dict[str, AgentFactory] = {
-    "baseline": make_baseline,
-    "linear": linear_policy,
-    "mlp": mlp_policy,
-}
-
-
-def register_agent_factory(kind: str, factory: AgentFactory) -> None:
-    """Make `(kind, params)` specs build agents with `factory(params)`.
-
-    To work in worker processes started with `spawn`, `factory` must be a
-    function importable at module level (it is sent to them by reference).
-    Registering the same kind again replaces the factory.
-    """
-    if not isinstance(kind, str) or not kind:
-        raise ValueError(f"an agent kind is a non-empty string, got {kind!r}")
-    if not callable(factory):
-        raise TypeError(f"the factory for agent kind {kind!r} must be callable")
-    AGENT_FACTORIES[kind] = factory
-
-
-def resolve_agent_spec(spec: AgentSpec) -> tuple[AgentFactory | None, Any]:
-    """(factory, params) for a spec; (None, agent) for an agent instance."""
-    if isinstance(spec, str):
-        make_baseline(spec)       # fails early, with the accepted names
-        return make_baseline, spec
-    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
-        kind, params = spec
-        factory = AGENT_FACTORIES.get(kind)
-        if factory is None:
-            raise ValueError(
-                f"unknown agent kind {kind!r}: accepted kinds are "
-                f"{', '.join(repr(k) for k in AGENT_FACTORIES)} (add one with "
-                "register_agent_factory)")
-        return factory, params
-    if callable(getattr(spec, "get_action", None)) and callable(getattr(spec, "reset", None)):
-        return None, spec
-    raise TypeError(
-        "an agent spec is a baseline name, a (kind, params) pair or an agent, "
-        f"not {type(spec).__name__}")
-
-
-def build_agent(spec: AgentSpec) -> BaseAgent:
-    """The agent a spec describes."""
-    factory, params = resolve_agent_spec(spec)
-    return params if factory is None else factory(params)
-
-
-def _describe_params(params: Any) -> str:
-    # Arrays by their shape: printing a genome's numbers costs a millisecond,
-    # and a batch labels every item.
-    shape = getattr(params, "shape", None)
-    if shape is not None:
-        return f"{type(params).__name__} of shape {tuple(shape)}"
-    if isinstance(params, (tuple, list)):
-        return "(" + ", ".join(_describe_params(p) for p in params) + ")"
-    return repr(params)
-
-
-def describe_agent_spec(spec: AgentSpec, limit: int = 60) -> str:
-    """A short, readable label of a spec for logs and error messages."""
-    if isinstance(spec, str):
-        text = spec
-    elif isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str):
-        text = f"{spec[0]}({_describe_params(spec[1])})"
-    else:
-        text = type(spec).__name__
-    return text if len(text) <= limit else text[:limit - 3] + "..."

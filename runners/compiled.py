@@ -3,9 +3,10 @@
 trajectory aside: the engine records none).
 
 `run_episodes(..., engine="compiled")` sends here every job whose agent
-is a `("linear", (observation, genome))` or `("mlp", (observation,
-hidden, genome))` spec and whose config does not ask for a trajectory;
-everything else runs on the readable runner.
+is the spec of a policy family the engine has (`runners.policies`: its
+`compiled_kind`), over an observation the engine has, and whose config
+does not ask for a trajectory; everything else runs on the readable
+runner.
 """
 from __future__ import annotations
 
@@ -17,9 +18,7 @@ import numpy as np
 from speednik.reward import DEFAULT_WEIGHTS, make_reward
 
 from runners.episode import episode_metrics, resolve_stage
-from runners.linear import genome_size, linear_policy
-from runners.mlp import MAX_HIDDEN, mlp_genome_size, mlp_policy
-from speednik.observation import get_observation
+from runners.policies import FamilyAgentFactory, Policy, policy_of_spec
 from runners.result import EpisodeResult
 
 ENGINES = ("python", "compiled")
@@ -33,9 +32,17 @@ def check_engine(engine: object) -> str:
 
 
 def runs_compiled(job: tuple) -> bool:
-    """Whether the compiled engine can run this prepared job."""
-    _, _, factory, _, _, config = job
-    return (factory is linear_policy or factory is mlp_policy) and not config.record
+    """Whether the compiled engine can run this prepared job: an agent of
+    a policy family the engine has, over an observation it has, with no
+    trajectory to record."""
+    _, _, factory, params, _, config = job
+    if not isinstance(factory, FamilyAgentFactory) or config.record:
+        return False
+    try:
+        policy, _ = policy_of_spec(factory.family, params)
+    except ValueError:
+        return True     # run_compiled raises the readable runner's error
+    return policy.runs_compiled()
 
 
 def _stage_key(stage) -> object:
@@ -43,55 +50,34 @@ def _stage_key(stage) -> object:
 
 
 def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[EpisodeResult]:
-    """The results of prepared linear-policy jobs (see `runs_compiled`),
-    in order. Every policy is built (and so checked) here first, so bad
-    input fails with the readable runner's error before compiled code
+    """The results of prepared policy jobs (see `runs_compiled`), in order.
+    Every genome is checked here first, with the policy's own check, so
+    bad input fails with the readable runner's error before compiled code
     runs."""
     from runners.parallel import EpisodeError
     from speednik.engine import run_policy_batch
 
-    # The readable policy's own checks, run on the whole batch at once; an
-    # item that fails them is built as a LinearPolicy for its exact error.
     genomes: list[np.ndarray] = []
-    observations: list[str] = []
-    policies: list[tuple[str, int | None]] = []
+    policies: list[Policy] = []
     for index, label, factory, params, _, _ in jobs:
         try:
-            if factory is mlp_policy:
-                observation, hidden, genome = params
-                if (isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer))
-                        or not 1 <= hidden <= MAX_HIDDEN):
-                    raise ValueError
-                policy = ("mlp", int(hidden))
-                size = mlp_genome_size(get_observation(observation).size, int(hidden))
-            else:
-                observation, genome = params
-                policy = ("linear", None)
-                size = genome_size(get_observation(observation).size)
-            genome = np.asarray(genome, dtype=np.float64)
-            if genome.shape != (size,) or not np.isfinite(genome).all():
-                raise ValueError
-        except Exception:
-            try:
-                factory(params)
-            except Exception as e:
-                raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
-            raise
+            policy, genome = policy_of_spec(factory.family, params)
+            genome = policy.check(genome)
+        except Exception as e:
+            raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
         genomes.append(genome)
         policies.append(policy)
-        observations.append(get_observation(observation).name)
 
     # One compiled call per (policy, observation, settings): stages and genomes mix
     # freely inside it.
     groups: dict[tuple, list[int]] = defaultdict(list)
     for k, job in enumerate(jobs):
         config = job[5]
-        groups[(policies[k], observations[k], config.reward, config.max_steps,
+        groups[(policies[k], config.reward, config.max_steps,
                 config.stall_frames, config.action_repeat)].append(k)
 
     results: list[EpisodeResult | None] = [None] * len(jobs)
-    for ((policy, hidden), observation, reward, max_steps, stall, repeat), members \
-            in groups.items():
+    for (policy, reward, max_steps, stall, repeat), members in groups.items():
         if reward is not None:
             try:
                 make_reward(dict(reward), max_steps)   # the reference's checks
@@ -115,7 +101,8 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
         params = np.stack([genomes[k] for k in members])
         batch = run_policy_batch(
             stages, episode_stage, np.arange(len(members)), params,
-            policy=policy, hidden=hidden, observation=observation, reward=reward, max_steps=max_steps,
+            policy=policy.spec_family.compiled_kind, observation=policy.observation,
+            **policy.options(), reward=reward, max_steps=max_steps,
             stall_frames=stall, action_repeat=repeat, threads=threads)
         pairs = tuple(DEFAULT_WEIGHTS.items()) if reward is None else reward
         live = {name: w != 0.0 for name, w in pairs}

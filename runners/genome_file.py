@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from runners.atomic import atomic_write_json
-from runners.linear import LinearPolicy, genome_size
-from runners.mlp import MAX_HIDDEN, MLPPolicy, mlp_genome_size
+from runners.agent import BaseAgent
+from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
 from speednik.actions import NUM_ACTIONS
 from speednik.observation import OBSERVATIONS, get_observation
 
@@ -63,13 +63,16 @@ class GenomeRecord:
     results: dict[str, Any] = field(default_factory=dict)
     fitness_stages: tuple[str, ...] | None = None
     held_out: dict[str, Any] | None = None
-    policy_kind: str = "linear"
-    hidden: int | None = None
+    # What the genome is (family, observation, settings); None: linear.
+    policy_spec: Policy | None = None
 
-    def policy(self) -> LinearPolicy | MLPPolicy:
-        if self.policy_kind == "mlp":
-            return MLPPolicy(self.genome, self.hidden, self.observation)
-        return LinearPolicy(self.genome, self.observation)
+    def __post_init__(self) -> None:
+        if self.policy_spec is None:
+            self.policy_spec = Policy(DEFAULT_FAMILY, self.observation)
+
+    def policy(self) -> BaseAgent:
+        """The agent the genome makes."""
+        return self.policy_spec.agent(self.genome)
 
 
 def load_genome_file(path: str | Path) -> GenomeRecord:
@@ -129,29 +132,30 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
         i = int(np.nonzero(np.abs(genome) > WEIGHT_LIMIT)[0][0])
         raise bad(f"'genome' holds {raw[i]!r} at index {i}, beyond what a float32 holds",
                   f"accepted: numbers between {-WEIGHT_LIMIT:.6g} and {WEIGHT_LIMIT:.6g}")
-    policy_kind = data.get("policy", "linear")
-    if policy_kind not in ("linear", "mlp"):
-        raise bad(f"unknown policy {policy_kind!r}", "accepted: 'linear' or 'mlp'")
-    hidden = data.get("hidden")
-    if policy_kind == "mlp":
-        if not _is_whole(hidden) or not 1 <= hidden <= MAX_HIDDEN:
-            raise bad(f"'hidden' is {hidden!r}",
-                      f"accepted with \"policy\": \"mlp\": a whole number from 1 to "
-                      f"{MAX_HIDDEN}")
-        expected = mlp_genome_size(encoder.size, hidden)
-        if genome.size != expected:
-            raise bad(f"the genome has {genome.size} numbers but an mlp policy with "
-                      f"{hidden} hidden units over the {observation!r} observation "
-                      f"needs {expected}",
-                      f"accepted: {expected} numbers")
-    expected = genome_size(encoder.size)
-    if policy_kind == "linear" and genome.size != expected:
-        fits = [n for n, enc in OBSERVATIONS.items() if genome_size(enc.size) == genome.size]
+    try:
+        family = get_family(data.get("policy", DEFAULT_FAMILY))
+    except ValueError:
+        raise bad(f"unknown policy {data.get('policy')!r}",
+                  f"accepted: {', '.join(repr(n) for n in list_policies())}") from None
+    settings = {}
+    for setting in family.settings:
+        value = data.get(setting.name)
+        try:
+            settings[setting.name] = setting.check(value, family.name)
+        except ValueError:
+            raise bad(f"{setting.name!r} is {value!r}",
+                      f"accepted with \"policy\": \"{family.name}\": a whole number "
+                      f"from {setting.minimum} to {setting.maximum}") from None
+    policy = Policy(family.name, encoder.name, **settings)
+    expected = policy.genome_size()
+    if genome.size != expected:
+        fits = [n for n in OBSERVATIONS
+                if Policy(family.name, n, **settings).genome_size() == genome.size]
         hint = f"; {genome.size} numbers fit the {fits[0]!r} observation" if fits else ""
-        raise bad(f"the genome has {genome.size} numbers but a linear policy over the "
-                  f"{observation!r} observation ({encoder.size} values) needs {expected}",
-                  f"accepted: {NUM_ACTIONS} x {encoder.size} weights + {NUM_ACTIONS} "
-                  f"biases = {expected} numbers{hint}")
+        raise bad(f"the genome has {genome.size} numbers but {policy.describe()} needs "
+                  f"{expected}",
+                  f"accepted: {family.layout(encoder.size, **settings)} = {expected} "
+                  f"numbers{hint}")
 
     stages = data["stages"]
     if (not isinstance(stages, list) or not stages
@@ -192,8 +196,7 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
         seed=seed if _is_whole(seed) else None, results=results,
         fitness_stages=(None if fitness_stages is None
                         else tuple(locate_stage(s, path.parent) for s in fitness_stages)),
-        held_out=held_out, policy_kind=policy_kind,
-        hidden=int(hidden) if policy_kind == "mlp" else None)
+        held_out=held_out, policy_spec=policy)
 
 
 def _is_number(v: object) -> bool:
@@ -219,17 +222,17 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
                       stages: list[str], max_steps: int, stall_frames: int | None,
                       fitness: float, generation: int, seed: int,
                       results: dict[str, Any], held_out: dict | None = None,
-                      policy: str = "linear", hidden: int | None = None) -> None:
+                      policy: Policy | None = None) -> None:
     """Write a genome file atomically, in the format `load_genome_file`
     reads."""
     encoder = get_observation(observation)
+    policy = Policy(DEFAULT_FAMILY, encoder.name) if policy is None else policy
     atomic_write_json(path, {
         "format": GENOME_FORMAT,
         "genome": [float(x) for x in np.asarray(genome)],
         "observation": encoder.name,
         "obs_dim": encoder.size,
-        "policy": policy,
-        **({"hidden": hidden} if policy == "mlp" else {}),
+        **policy.to_json(),
         "num_actions": NUM_ACTIONS,
         "stages": list(stages),
         "max_steps": max_steps,

@@ -1,13 +1,13 @@
 """Many episodes at once, in order, across processes.
 
     results = run_episodes(
-        [("jump-runner", "hillside"), (("linear", genome), "pipeworks")],
+        [("jump-runner", "hillside"), (("linear", ("basic", genome)), "pipeworks")],
         RunnerConfig(max_steps=3600), workers=4)
 
 Each item is an `(agent_spec, stage)` pair (or an `EpisodeTask`, which also
 carries its own config). Everything that crosses a process boundary is
 plain data: the agent spec (a baseline name or a `(kind, params)` pair
-whose params are numbers, lists or numpy arrays, see `runners.agents`), a
+whose params are numbers, lists or numpy arrays, see `runners.specs`), a
 stage reference (name, .toml path or (seed, difficulty)), a frozen
 `RunnerConfig` of primitives, and an `EpisodeResult` back. The factory of a
 registered kind is resolved in the calling process and sent by reference,
@@ -53,7 +53,7 @@ from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.observation import get_observation
 from speednik.stages import Stage
 
-from runners.agents import AgentSpec, describe_agent_spec, resolve_agent_spec
+from runners.specs import AgentSpec, describe_agent_spec, resolve_agent_spec
 from runners.compiled import check_engine, run_compiled, runs_compiled
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, StageRef, _positive_int
 from runners.result import EpisodeResult

@@ -321,6 +321,10 @@ class ObservationEncoder:
     fn: Callable[[SimState], np.ndarray]
     feature_names: tuple[str, ...]
     description: str = ""
+    # Whether the compiled engine (`speednik.engine.observation`) has a
+    # twin of it; policies over other observations run on the readable
+    # runner.
+    compiled: bool = False
 
     def __call__(self, sim: SimState) -> np.ndarray:
         return self.fn(sim)
@@ -332,10 +336,11 @@ class ObservationEncoder:
 OBSERVATIONS: dict[str, ObservationEncoder] = {
     "basic": ObservationEncoder(
         "basic", OBS_DIM, extract_observation, OBS_NAMES,
-        "position, velocity, ground state, angle, progress and time"),
+        "position, velocity, ground state, angle, progress and time", compiled=True),
     "terrain": ObservationEncoder(
         "terrain", TERRAIN_OBS_DIM, extract_terrain_observation, TERRAIN_NAMES,
-        "basic plus wall, ground, gap, slope, ceiling, enemy and spike probes"),
+        "basic plus wall, ground, gap, slope, ceiling, enemy and spike probes",
+        compiled=True),
 }
 DEFAULT_OBSERVATION = "basic"
 

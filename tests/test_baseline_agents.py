@@ -12,8 +12,8 @@ from runners.agents import (
     IdleAgent,
     JumpRunnerAgent,
     SpindashAgent,
-    build_agent,
 )
+from runners.specs import build_agent
 from runners.baselines import main
 from speednik.actions import ACTION_LEFT_JUMP, ACTION_RIGHT_JUMP
 from speednik.entities import Enemy, Spikes, Spring

@@ -12,6 +12,7 @@ from evolution.config import ConfigError, EvolutionConfig
 from evolution.evolve import evolve
 from runners import RunnerConfig, run_episodes
 from runners.genome_file import load_genome_file
+from runners.policies import Policy
 from runners.mlp import MLPPolicy, mlp_genome_size, soft_tanh
 from runners.parallel import EpisodeError
 from speednik.engine.policy import mlp_size
@@ -108,7 +109,7 @@ def test_mlp_evolution_is_reproducible_resumable_and_engine_free(tmp_path):
                for d in ("a", "b", "python", "split")}
     assert len(genomes) == 1
     record = load_genome_file(tmp_path / "a")
-    assert record.policy_kind == "mlp" and record.hidden == 5
+    assert record.policy_spec == Policy("mlp", record.observation, hidden=5)
     assert record.genome.size == mlp_genome_size(28, 5)
     assert math.isfinite(a.best_fitness)
 

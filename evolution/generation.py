@@ -1,0 +1,102 @@
+"""What a generation is, whatever searched for it: individuals (numpy
+genomes with a DEAP fitness), their remembered evaluations, DEAP's
+statistics, logbook and hall of fame, and the logbook's row.
+
+Individuals are numpy arrays, as DEAP's notes on numpy describe: the hall
+of fame compares them with `numpy.array_equal`.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+from deap import base, creator, tools
+
+if not hasattr(creator, "SpeednikFitness"):
+    creator.create("SpeednikFitness", base.Fitness, weights=(1.0,))
+if not hasattr(creator, "SpeednikIndividual"):
+    creator.create("SpeednikIndividual", np.ndarray,
+                   fitness=creator.SpeednikFitness)
+
+Individual = creator.SpeednikIndividual
+
+# What evaluating a batch of genomes returns for each: its fitness and a
+# plain-dict summary (mean progress, goals reached, per-stage results).
+Evaluation = tuple[float, dict]
+BatchEvaluator = Callable[[Sequence[np.ndarray]], list[Evaluation]]
+
+
+def make_individual(genome: Sequence[float]) -> Individual:
+    return Individual(np.asarray(genome, dtype=np.float64))
+
+
+def build_statistics() -> tools.Statistics:
+    stats = tools.Statistics(lambda ind: ind.fitness.values[0])
+    stats.register("min", np.min)
+    stats.register("mean", np.mean)
+    stats.register("max", np.max)
+    stats.register("std", np.std)
+    return stats
+
+
+LOGBOOK_HEADER = ("gen", "evals", "min", "mean", "max", "std",
+                  "best_progress", "completions", "seconds", "test_goals", "test_progress")
+# Columns left empty in generations without a held-out test.
+OPTIONAL_COLUMNS = ("test_goals", "test_progress")
+
+
+def new_logbook() -> tools.Logbook:
+    log = tools.Logbook()
+    log.header = list(LOGBOOK_HEADER)
+    return log
+
+
+def new_hall_of_fame(size: int) -> tools.HallOfFame:
+    return tools.HallOfFame(max(1, size), similar=np.array_equal)
+
+
+class Evaluations:
+    """Fitness and summaries of genomes, remembered by their bytes so that
+    unchanged individuals (elites, uncrossed clones) are not run again."""
+
+    def __init__(self, evaluate: BatchEvaluator) -> None:
+        self.evaluate = evaluate
+        self.known: dict[bytes, Evaluation] = {}
+
+    def assign(self, individuals: Sequence[Individual], fresh: bool = False) -> int:
+        """Give every individual without a valid fitness one (with
+        `fresh`, every individual: the stages changed); returns how many
+        genomes were evaluated."""
+        todo: dict[bytes, Individual] = {}
+        for ind in individuals:
+            key = ind.tobytes()
+            if (fresh or key not in self.known) and key not in todo:
+                todo[key] = ind
+        if todo:
+            results = self.evaluate([np.asarray(ind) for ind in todo.values()])
+            for key, result in zip(todo, results):
+                self.known[key] = result
+        for ind in individuals:
+            ind.fitness.values = (self.known[ind.tobytes()][0],)
+        return len(todo)
+
+    def summary(self, ind: np.ndarray) -> dict:
+        return self.known[np.asarray(ind).tobytes()][1]
+
+    def forget_all_but(self, keep: Sequence[np.ndarray]) -> None:
+        keys = {np.asarray(k).tobytes() for k in keep}
+        self.known = {k: v for k, v in self.known.items() if k in keys}
+
+
+def generation_record(gen: int, population: list, evals: int,
+                      evaluations: Evaluations, stats: tools.Statistics,
+                      seconds: float) -> dict:
+    summaries = [evaluations.summary(ind) for ind in population]
+    record = stats.compile(population)
+    record = {k: float(v) for k, v in record.items()}
+    record.update(
+        gen=gen, evals=evals,
+        best_progress=float(max(s["progress"] for s in summaries)),
+        completions=int(sum(1 for s in summaries if s["all_goals"])),
+        seconds=round(seconds, 3))
+    return record

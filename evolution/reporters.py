@@ -1,0 +1,138 @@
+"""What a run tells the world, one reporter a job, called by the loop at
+named moments (the way neat-python's `ReporterSet` tells its reporters,
+its checkpointer among them):
+
+- `columns(run, gen)`: a generation was scored; the reporter may add
+  columns to its logbook row (the held-out test adds its results);
+- `generation(run, record)`: the generation is finished and current (the
+  console line; the logbook file following the run);
+- `save(run)`: a save point: every `checkpoint_every` generations, the
+  last one, and when the run is stopped or fails (the logbook, best.json
+  and the checkpoint, durably).
+
+A reporter reads the run's state and never changes it, so a run evolves
+the same with any reporters.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from evolution.checkpoint import Checkpoint, save_checkpoint
+from evolution.config import EvolutionConfig
+from evolution.evaluate import GenomeEvaluator, held_out_report
+from evolution.outputs import write_best, write_logbook
+
+if TYPE_CHECKING:
+    from evolution.evolve import RunState
+
+
+class Reporter:
+    def columns(self, run: RunState, gen: int) -> dict:
+        return {}
+
+    def generation(self, run: RunState, record: dict) -> None:
+        pass
+
+    def save(self, run: RunState) -> None:
+        pass
+
+
+class HeldOut(Reporter):
+    """The best genome's results on the test stages, every `test_every`
+    generations and at the last one. Played apart from the run: nothing
+    here touches the population, the hall of fame or the random state."""
+
+    def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator) -> None:
+        self.config = config
+        self.evaluator = evaluator
+        self.stages = config.held_out_stages()
+        self._last: tuple[bytes, dict] | None = None
+
+    def known(self, genome: np.ndarray) -> dict | None:
+        """The held-out report of `genome` if it was tested."""
+        if self._last is not None and self._last[0] == np.asarray(genome).tobytes():
+            return self._last[1]
+        return None
+
+    def columns(self, run: RunState, gen: int) -> dict:
+        """The logbook's test columns for generation `gen` (None when not
+        tested this generation)."""
+        if not self.stages or not (gen % self.config.test_every == 0
+                                   or gen == self.config.generations):
+            return {"test_goals": None, "test_progress": None}
+        best = run.hall_of_fame[0]
+        report = self.known(best)
+        if report is None:
+            evaluated = self.evaluator([np.asarray(best)], self.stages)[0]
+            report = held_out_report(self.config, evaluated)
+            self._last = (np.asarray(best).tobytes(), report)
+        return {"test_goals": report["goals"], "test_progress": report["progress"]}
+
+
+class Console(Reporter):
+    """Hands each finished generation's row to a callback (the command
+    line's per-generation line)."""
+
+    def __init__(self, callback: Callable[[dict, EvolutionConfig, float], None]) -> None:
+        self.callback = callback
+
+    def generation(self, run: RunState, record: dict) -> None:
+        self.callback(record, run.config, run.elapsed)
+
+
+# Between save points logbook.csv is rewritten at most this often (s): a
+# compiled generation can take milliseconds, and rewriting the whole file
+# after each cost a 200-generation run a fifth of its time.
+LOGBOOK_SECONDS = 1.0
+
+
+class LogbookFollower(Reporter):
+    """logbook.csv follows the run between save points, without waiting
+    for the disk (the checkpoint holds the logbook durably)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.written = time.perf_counter()
+
+    def generation(self, run: RunState, record: dict) -> None:
+        if time.perf_counter() - self.written >= LOGBOOK_SECONDS:
+            write_logbook(self.run_dir, list(run.logbook), durable=False)
+            self.written = time.perf_counter()
+
+    def save(self, run: RunState) -> None:
+        self.written = time.perf_counter()
+
+
+class RunFiles(Reporter):
+    """At each save point: logbook.csv, best.json (with the held-out
+    results of the genome when it was tested) and checkpoint.npz."""
+
+    def __init__(self, run_dir: Path, held_out: HeldOut) -> None:
+        self.run_dir = run_dir
+        self.held_out = held_out
+
+    def save(self, run: RunState) -> None:
+        write_logbook(self.run_dir, list(run.logbook))
+        best = run.hall_of_fame[0]
+        fitness = best.fitness.values[0]
+        found = next((r["gen"] for r in run.logbook if r["max"] >= fitness), run.gen)
+        write_best(self.run_dir, run.config, best, fitness,
+                   run.evaluations.summary(best), found, self.held_out.known(best))
+        keep = list(run.population) + list(run.hall_of_fame)
+        known = run.evaluations.known
+        summaries = {np.asarray(k).tobytes(): known[np.asarray(k).tobytes()] for k in keep}
+        save_checkpoint(self.run_dir, Checkpoint(
+            generation=run.gen,
+            population=[(np.asarray(i), i.fitness.values[0]) for i in run.population],
+            hall_of_fame=[(np.asarray(i), i.fitness.values[0]) for i in run.hall_of_fame],
+            logbook=list(run.logbook),
+            random_state=run.random_state,
+            summaries=summaries,
+            config=run.config.to_dict(),
+            elapsed=run.elapsed,
+            search=run.search_state,
+        ))

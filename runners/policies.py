@@ -1,0 +1,218 @@
+"""The policy families a genome can be: one registry, asked by everything
+that turns genomes into agents.
+
+A family says how many numbers a genome holds for a given observation and
+settings, builds the readable agent, names its kind in the compiled engine
+(or None: it runs on the readable runner only), and checks a genome. A
+`Policy` is one family with its observation and settings fixed, the way a
+run, a genome file or a cluster task knows it:
+
+    policy = Policy("mlp", "terrain", hidden=16)
+    policy.genome_size()            # numbers in one genome
+    policy.check(genome)            # the one genome check: array or ValueError
+    policy.agent(genome)            # the readable agent
+    policy.spec(genome)             # the runners' agent spec, for any process
+    policy.to_json(), Policy.from_json(data)
+
+The runners' agent spec of a family's genome is `(family, (observation,
+*settings, genome))`: `("linear", (observation, genome))`, `("mlp",
+(observation, hidden, genome))`.
+
+To add a family: a module with its agent class and genome size, and one
+`PolicyFamily` entry in `POLICY_FAMILIES` below.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from runners.agent import BaseAgent
+from runners.linear import LinearPolicy, checked_genome, genome_size as linear_size
+from runners.mlp import MAX_HIDDEN, MLPPolicy, mlp_genome_size
+from speednik.actions import NUM_ACTIONS
+from speednik.observation import get_observation
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One whole-number setting of a family (the MLP's hidden units)."""
+
+    name: str
+    default: int
+    minimum: int
+    maximum: int
+    help: str
+
+    def check(self, value: Any, family: str) -> int:
+        if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+                or not self.minimum <= value <= self.maximum):
+            raise ValueError(
+                f"{self.name} must be a whole number from {self.minimum} to "
+                f"{self.maximum}, got {value!r}")
+        return int(value)
+
+
+@dataclass(frozen=True)
+class PolicyFamily:
+    name: str
+    summary: str
+    # Numbers in a genome: (observation size, **settings) -> int.
+    genome_size: Callable[..., int]
+    # The readable agent: (genome, observation, **settings) -> agent.
+    agent: Callable[..., BaseAgent]
+    # What it is and how its genome is laid out, for error messages:
+    # (**settings) -> "an mlp policy with 16 hidden units",
+    # (n, **settings) -> "16 x 12 + 16 + 8 x 16 + 8".
+    noun: Callable[..., str]
+    layout: Callable[..., str]
+    # Its kind in `speednik.engine.policy`, or None: readable runner only.
+    compiled_kind: str | None = None
+    settings: tuple[Setting, ...] = field(default=())
+
+
+POLICY_FAMILIES: dict[str, PolicyFamily] = {
+    "linear": PolicyFamily(
+        "linear", "argmax(W @ observation + b) over the 8 actions",
+        genome_size=lambda n: linear_size(n),
+        agent=lambda genome, observation: LinearPolicy(genome, observation),
+        noun=lambda: "a linear policy",
+        layout=lambda n: f"{NUM_ACTIONS} x {n} weights + {NUM_ACTIONS} biases",
+        compiled_kind="linear"),
+    "mlp": PolicyFamily(
+        "mlp", "one hidden layer of tanh units, then argmax over the 8 actions",
+        genome_size=lambda n, hidden: mlp_genome_size(n, hidden),
+        agent=lambda genome, observation, hidden: MLPPolicy(genome, hidden, observation),
+        noun=lambda hidden: f"an mlp policy with {hidden} hidden units",
+        layout=lambda n, hidden: (f"{hidden} x {n} + {hidden} + {NUM_ACTIONS} x "
+                                  f"{hidden} + {NUM_ACTIONS}"),
+        compiled_kind="mlp",
+        settings=(Setting("hidden", 16, 1, MAX_HIDDEN, "hidden tanh units"),)),
+}
+DEFAULT_FAMILY = "linear"
+
+
+def list_policies() -> tuple[str, ...]:
+    return tuple(POLICY_FAMILIES)
+
+
+def get_family(name: object) -> PolicyFamily:
+    """The family registered as `name`; ValueError naming the accepted ones."""
+    family = POLICY_FAMILIES.get(name) if isinstance(name, str) else None
+    if family is None:
+        raise ValueError(f"unknown policy {name!r}; accepted: "
+                         f"{', '.join(POLICY_FAMILIES)}")
+    return family
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A family with its observation and settings: what a genome means."""
+
+    family: str = DEFAULT_FAMILY
+    observation: str = "basic"
+    # The family's settings in its declared order, as (name, value) pairs.
+    settings: tuple[tuple[str, int], ...] = ()
+
+    def __init__(self, family: str = DEFAULT_FAMILY, observation: str = "basic",
+                 **settings: Any) -> None:
+        fam = get_family(family)
+        encoder = get_observation(observation)
+        unknown = sorted(set(settings) - {s.name for s in fam.settings})
+        if unknown:
+            accepted = ", ".join(s.name for s in fam.settings) or "none"
+            raise ValueError(f"a {fam.name} policy has no setting {unknown[0]!r}; "
+                             f"accepted: {accepted}")
+        values = tuple((s.name, s.check(settings.get(s.name, s.default), fam.name))
+                       for s in fam.settings)
+        object.__setattr__(self, "family", fam.name)
+        object.__setattr__(self, "observation", encoder.name)
+        object.__setattr__(self, "settings", values)
+
+    @property
+    def spec_family(self) -> PolicyFamily:
+        return POLICY_FAMILIES[self.family]
+
+    def options(self) -> dict[str, int]:
+        return dict(self.settings)
+
+    def observation_size(self) -> int:
+        return get_observation(self.observation).size
+
+    def genome_size(self) -> int:
+        return self.spec_family.genome_size(self.observation_size(), **self.options())
+
+    def describe(self) -> str:
+        """`an mlp policy with 16 hidden units over the 'terrain'
+        observation (28 values)`."""
+        return (f"{self.spec_family.noun(**self.options())} over the "
+                f"{self.observation!r} observation ({self.observation_size()} values)")
+
+    def check(self, genome: Any) -> np.ndarray:
+        """`genome` as a flat float64 array of the right size and finite,
+        or a ValueError saying what this policy needs."""
+        n = self.observation_size()
+        size = self.genome_size()
+        return checked_genome(
+            genome, size,
+            f"a {self.describe()} needs a genome of {size} numbers "
+            f"({self.spec_family.layout(n, **self.options())})")
+
+    def agent(self, genome: Any) -> BaseAgent:
+        return self.spec_family.agent(genome, self.observation, **self.options())
+
+    def spec(self, genome: Any) -> tuple:
+        """The runners' agent spec: `(family, (observation, *settings, genome))`."""
+        return (self.family, (self.observation, *(v for _, v in self.settings), genome))
+
+    def runs_compiled(self) -> bool:
+        """Whether the compiled engine has both the family and the observation."""
+        return (self.spec_family.compiled_kind is not None
+                and get_observation(self.observation).compiled)
+
+    def to_json(self) -> dict[str, Any]:
+        """The policy's keys in a genome file: {"policy": family, **settings}."""
+        return {"policy": self.family, **self.options()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], observation: str) -> Policy:
+        family = get_family(data.get("policy", DEFAULT_FAMILY))
+        return cls(family.name, observation,
+                   **{s.name: data[s.name] for s in family.settings if s.name in data})
+
+
+def policy_of_spec(family: str, params: Any) -> tuple[Policy, Any]:
+    """(policy, genome) of a family's spec params `(observation, *settings,
+    genome)`; ValueError when they are not of that shape."""
+    fam = get_family(family)
+    if not isinstance(params, (tuple, list)) or len(params) != 2 + len(fam.settings):
+        names = ", ".join(["observation", *(s.name for s in fam.settings), "genome"])
+        raise ValueError(f"a {fam.name} agent spec's params are ({names}), "
+                         f"got {type(params).__name__}")
+    observation, *values, genome = params
+    return Policy(fam.name, observation,
+                  **{s.name: v for s, v in zip(fam.settings, values)}), genome
+
+
+class FamilyAgentFactory:
+    """The runners' agent factory of one family: `(observation, *settings,
+    genome)` -> its agent. Pickles by the family's name, so prepared jobs
+    cross to `spawn` workers."""
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+
+    def __call__(self, params: Any) -> BaseAgent:
+        policy, genome = policy_of_spec(self.family, params)
+        return policy.agent(genome)
+
+    def __reduce__(self):
+        return (FamilyAgentFactory, (self.family,))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FamilyAgentFactory) and other.family == self.family
+
+    def __hash__(self) -> int:
+        return hash(("family", self.family))
