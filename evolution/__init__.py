@@ -1,8 +1,12 @@
-"""Evolve linear policies for Speednik with DEAP.
+"""Search for Speednik policies: strategies behind one ask/tell interface
+(`evolution.strategy`: DEAP's GA and CMA-ES), the generational loop with
+its reporters (console, logbook, best genome, checkpoint, held-out tests),
+evaluation in this process, a pool or a Dask cluster, and the `run`
+command.
 
 `python -m evolution.run --generations 200` runs the main job; `evolve()`
-does the same from Python. Genomes are the parameters of
-`runners.linear.LinearPolicy`.
+does the same from Python. A genome is the parameters of a policy family
+of `runners.policies` (linear or MLP).
 """
 from __future__ import annotations
 

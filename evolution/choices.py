@@ -1,0 +1,41 @@
+"""The choices a run offers, printed from the registries that define them:
+policy families, observations and search strategies.
+
+`python -m evolution.choices` prints them as the Markdown the README
+holds between its `choices` markers; a test keeps the two equal, so the
+README cannot drift from the code.
+"""
+from __future__ import annotations
+
+from evolution.strategy import STRATEGIES
+from runners.policies import POLICY_FAMILIES
+from speednik.observation import OBSERVATIONS
+
+BEGIN = "<!-- choices: printed by python -m evolution.choices -->"
+END = "<!-- end of choices -->"
+
+
+def markdown() -> str:
+    lines = [BEGIN, "", "| option | value | what it is |", "| --- | --- | --- |"]
+    for family in POLICY_FAMILIES.values():
+        settings = "".join(f" `--{s.name}` ({s.help}, default {s.default})"
+                           for s in family.settings)
+        engine = "" if family.compiled_kind else " (readable engine only)"
+        lines.append(f"| `--policy` | `{family.name}` | {family.summary}"
+                     f"{';' + settings if settings else ''}{engine} |")
+    for encoder in OBSERVATIONS.values():
+        engine = "" if encoder.compiled else " (readable engine only)"
+        lines.append(f"| `--observation` | `{encoder.name}` | {encoder.size} values: "
+                     f"{encoder.description}{engine} |")
+    for entry in STRATEGIES.values():
+        lines.append(f"| `--algorithm` | `{entry.name}` | {entry.summary} |")
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    print(markdown())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""The README's table of choices is what the registries print, and the
+command line offers exactly the registered names."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from evolution.choices import BEGIN, END, markdown
+from evolution.run import build_parser
+from evolution.strategy import STRATEGIES
+from runners.policies import POLICY_FAMILIES
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_holds_the_choices_the_registries_print():
+    text = README.read_text()
+    assert BEGIN in text and END in text
+    held = text[text.index(BEGIN):text.index(END) + len(END)]
+    assert held == markdown(), "run `python -m evolution.choices` and paste its output"
+
+
+def test_the_command_line_offers_the_registered_names():
+    actions = {a.dest: a for a in build_parser()._actions}
+    assert tuple(actions["policy"].choices) == tuple(POLICY_FAMILIES)
+    assert tuple(actions["algorithm"].choices) == tuple(STRATEGIES)
+    for family in POLICY_FAMILIES.values():
+        for setting in family.settings:
+            assert setting.name in actions
