@@ -1,19 +1,24 @@
 """Every way the player can die, named the same by both engines: on the
-frame of the death and on every frame after it. The game has four causes (`speednik.events.CAUSES`):
+frame of the death, on every frame after it, and in an episode's
+results. The game has four causes (`speednik.events.CAUSES`):
 touching an enemy (by kind) or spikes with no rings, and falling below
 the stage; nothing crushes the player."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from speednik.engine import CompiledSim
+from runners import RunnerConfig, run_episodes
+from runners.linear import genome_size
+from speednik.actions import NUM_ACTIONS
+from speednik.engine import CompiledSim, run_policy_batch
 from speednik.entities import Enemy, Ring, Spikes
 from speednik.events import CAUSES, DamageEvent, DeathEvent
 from speednik.physics import InputState
 from speednik.simulation import create_sim, sim_step
 
 from engine_parity import first_difference
-from stage_fixtures import FLOOR_Y, flat_stage, pit_stage
+from stage_fixtures import FLOOR_Y, flat_stage, pit_stage, wall_stage
 
 RIGHT = InputState(right=True)
 # Frames a hold-right player takes at most to die on any stage below.
@@ -112,3 +117,49 @@ def test_an_unknown_cause_cannot_enter_the_compiled_engine():
     with pytest.raises(ValueError, match="unknown death cause 'lava'.*'pit'"):
         CompiledSim(sim)
 
+
+# -- whole episodes -------------------------------------------------------------------
+
+def hold_right_genome() -> np.ndarray:
+    """A linear policy that always picks action 2 (right): every weight 0,
+    the bias of action 2 the only positive one."""
+    genome = np.zeros(genome_size(12))
+    genome[NUM_ACTIONS * 12 + 2] = 1.0
+    return genome
+
+
+def hold_right_items(stages) -> list:
+    return [(("linear", ("basic", hold_right_genome())), stage) for stage in stages]
+
+
+def test_episode_results_name_the_cause_in_both_engines():
+    names = list(SCENARIOS)
+    wall = wall_stage(wall_x=400, wall_height=96)
+    stages = [SCENARIOS[n][0]() for n in names] + [flat_stage(), wall, flat_stage()]
+    config = RunnerConfig(max_steps=FRAMES, stall_frames=120)
+    expected = run_episodes(hold_right_items(stages), config)
+    got = run_episodes(hold_right_items(stages), config, engine="compiled")
+    assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
+
+    causes = [SCENARIOS[n][2] for n in names]
+    for results in (expected, got):
+        assert [r.done_reason for r in results] == ["death"] * len(names) + [
+            "goal", "stalled", "goal"]
+        assert [r.metrics["death_cause"] for r in results] == causes + [None] * 3
+        assert [r.ended for r in results] == causes + ["goal", "stalled", "goal"]
+
+
+def test_a_timeout_has_no_cause():
+    [result] = run_episodes(hold_right_items([spikes_stage()]), RunnerConfig(max_steps=50),
+                            engine="compiled")
+    assert (result.done_reason, result.metrics["death_cause"], result.ended) == (
+        "timeout", None, "timeout")
+
+
+def test_the_compiled_batch_returns_a_cause_per_episode():
+    stages = [SCENARIOS[n][0]() for n in SCENARIOS] + [flat_stage()]
+    n = len(stages)
+    batch = run_policy_batch(stages, np.arange(n), np.zeros(n, np.int64),
+                             hold_right_genome()[None, :], max_steps=FRAMES, threads=2)
+    assert batch.death_cause == tuple(c for _, _, c in SCENARIOS.values()) + (None,)
+    assert batch.done_reason == ("death",) * (n - 1) + ("goal",)
