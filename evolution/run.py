@@ -30,6 +30,7 @@ from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.genome_file import locate_stage
+from runners.result import ending
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
 
@@ -410,8 +411,9 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
     shown = list(best["results"].items())
     for stage, r in shown[:SHOWN_STAGES]:
         m = r["metrics"]
-        print(f"  {stage}: {r['done_reason']}, progress {100 * m['progress']:.1f}%, "
-              f"{r['steps']} frames, {m['rings']} rings, reward {r['total_reward']:.3f}")
+        print(f"  {stage}: {ending(r['done_reason'], m)}, "
+              f"progress {100 * m['progress']:.1f}%, {r['steps']} frames, "
+              f"{m['rings']} rings, reward {r['total_reward']:.3f}")
     if len(shown) > SHOWN_STAGES:
         goals = sum(1 for _, r in shown if r["metrics"]["goal_reached"])
         print(f"  ... {len(shown) - SHOWN_STAGES} more; the goal on {goals} of "
