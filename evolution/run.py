@@ -32,6 +32,7 @@ from runners.compiled import ENGINES
 from runners.genome_file import locate_stage
 from evolution.strategy import STRATEGIES, list_strategies
 from runners.policies import POLICY_FAMILIES, list_policies
+from runners.result import ending
 from speednik.observation import OBSERVATIONS
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
@@ -412,8 +413,9 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
     shown = list(best["results"].items())
     for stage, r in shown[:SHOWN_STAGES]:
         m = r["metrics"]
-        print(f"  {stage}: {r['done_reason']}, progress {100 * m['progress']:.1f}%, "
-              f"{r['steps']} frames, {m['rings']} rings, reward {r['total_reward']:.3f}")
+        print(f"  {stage}: {ending(r['done_reason'], m)}, "
+              f"progress {100 * m['progress']:.1f}%, {r['steps']} frames, "
+              f"{m['rings']} rings, reward {r['total_reward']:.3f}")
     if len(shown) > SHOWN_STAGES:
         goals = sum(1 for _, r in shown if r["metrics"]["goal_reached"])
         print(f"  ... {len(shown) - SHOWN_STAGES} more; the goal on {goals} of "

@@ -117,6 +117,6 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
                     final_y=batch.final_y[e], rings=batch.rings[e],
                     goal_reached=bool(batch.goal_reached[e]),
                     frame=batch.sim_frame[e], deaths=batch.deaths[e],
-                    reward_totals=totals),
+                    death_cause=batch.death_cause[e], reward_totals=totals),
                 done_reason=batch.done_reason[e], trajectory=None)
     return results  # type: ignore[return-value]

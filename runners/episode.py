@@ -17,7 +17,7 @@ An episode is: `agent.reset()`, `reward.reset(sim)`, then until it ends
 and it ends, checked after every frame in this order, with
 
 - "goal":    the player reached the goal;
-- "death":   the player died;
+- "death":   the player died (`metrics["death_cause"]` says of what);
 - "stalled": max_x has not grown for `stall_frames` frames;
 - "timeout": `max_steps` frames were simulated.
 
@@ -231,14 +231,17 @@ class EpisodeRunner:
         return episode_metrics(
             self.stage, max_x=sim.max_x_reached, final_x=p.x, final_y=p.y,
             rings=sim.rings_collected, goal_reached=sim.goal_reached,
-            frame=sim.frame, deaths=sim.deaths, reward_totals=totals)
+            frame=sim.frame, deaths=sim.deaths,
+            death_cause=sim.death_cause if sim.player_dead else None,
+            reward_totals=totals)
 
 
 def episode_metrics(stage: Stage, *, max_x: float, final_x: float, final_y: float,
                     rings: int, goal_reached: bool, frame: int, deaths: int,
+                    death_cause: str | None,
                     reward_totals: Mapping[str, float] | None) -> dict[str, Any]:
     """The metrics of an `EpisodeResult` from an episode's final state,
-    whichever engine ran it."""
+    whichever engine ran it; `death_cause` is None when the player lived."""
     start_x = float(stage.start_x)
     goal_x = float(stage.goal.x)
     max_x = float(max_x)
@@ -261,6 +264,7 @@ def episode_metrics(stage: Stage, *, max_x: float, final_x: float, final_y: floa
         "goal_reached": bool(goal_reached),
         "frames_to_goal": int(frame) if goal_reached else None,
         "deaths": int(deaths),
+        "death_cause": death_cause or None,
         "reward_components": (
             {str(k): float(v) for k, v in reward_totals.items()}
             if reward_totals else {}),

@@ -95,7 +95,10 @@ def mean_reward(results: Sequence[EpisodeResult]) -> float:
 def format_result(result: EpisodeResult) -> str:
     """Two lines: how the episode went, then the reward by component."""
     m = result.metrics
-    head = (f"{m.get('stage', '?')}: {result.done_reason} after {result.steps} frames "
+    ended = result.done_reason
+    if result.ended != ended:
+        ended += f" ({result.ended})"
+    head = (f"{m.get('stage', '?')}: {ended} after {result.steps} frames "
             f"({result.steps / FPS:.1f} s), progress {100 * m.get('progress', 0.0):.1f}%, "
             f"rings {m.get('rings', 0)}, total reward {result.total_reward:.4f}")
     parts = [f"{name} {value:+.4f}" for name, value in m.get("reward_components", {}).items()]
@@ -103,9 +106,10 @@ def format_result(result: EpisodeResult) -> str:
 
 
 def format_row(name: str, result: EpisodeResult) -> str:
-    """One line per stage of a set: name, ending, progress, frames, reward."""
+    """One line per stage of a set: name, how it ended (a death by its
+    cause), progress, frames, reward."""
     m = result.metrics
-    return (f"{name:<20s} {result.done_reason:<8s} progress {100 * m['progress']:5.1f}%  "
+    return (f"{name:<20s} {result.ended:<12s} progress {100 * m['progress']:5.1f}%  "
             f"frames {result.steps:5d}  reward {result.total_reward:9.4f}")
 
 

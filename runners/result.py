@@ -39,10 +39,22 @@ EVENT_NAMES: dict[type, str] = {
 }
 
 # The metrics every result carries (see `EpisodeRunner`); more may be added.
+# (Results written before "death_cause" existed lack it; see `ending`.)
 METRIC_KEYS: tuple[str, ...] = (
     "stage", "start_x", "goal_x", "max_x", "progress", "final_x", "final_y",
-    "rings", "goal_reached", "frames_to_goal", "deaths", "reward_components",
+    "rings", "goal_reached", "frames_to_goal", "deaths", "death_cause",
+    "reward_components",
 )
+
+
+def ending(done_reason: str, metrics: Mapping[str, Any]) -> str:
+    """Why an episode ended, in one word: "goal", "timeout", "stalled", or
+    for a death what killed the player ("spikes", "pit", "enemy:walker":
+    `speednik.events.CAUSES`). A death recorded before causes were kept
+    reads "death"."""
+    if done_reason == "death":
+        return metrics.get("death_cause") or "death"
+    return done_reason
 
 
 def event_name(event: object) -> str:
@@ -146,9 +158,12 @@ class EpisodeResult:
     - `metrics`: plain values, at least those of `METRIC_KEYS`: `max_x`,
       `progress` ((max_x - start_x) / (goal_x - start_x), clipped to 0..1),
       `rings` (collected this episode), `goal_reached`, `frames_to_goal`
-      (None unless reached), `deaths`, `reward_components` (each reward
-      component's total, by name), and where the stage starts and ends;
-    - `done_reason`: one of `DONE_REASONS`;
+      (None unless reached), `deaths`, `death_cause` (what killed the
+      player, one of `speednik.events.CAUSES`; None when it lived),
+      `reward_components` (each reward component's total, by name), and
+      where the stage starts and ends;
+    - `done_reason`: one of `DONE_REASONS`; `ended` says the same with a
+      death's cause in place of "death";
     - `trajectory`: the recorded frames, or None when recording was off.
     """
 
@@ -166,11 +181,16 @@ class EpisodeResult:
     def goal_reached(self) -> bool:
         return self.metrics["goal_reached"]
 
+    @property
+    def ended(self) -> str:
+        """`done_reason`, with a death told by its cause (see `ending`)."""
+        return ending(self.done_reason, self.metrics)
+
     def __str__(self) -> str:
         m = self.metrics
         where = f" on {m['stage']}" if m.get("stage") else ""
         return (
-            f"EpisodeResult({self.done_reason}{where} after {self.steps} frames, "
+            f"EpisodeResult({self.ended}{where} after {self.steps} frames, "
             f"progress {m.get('progress', 0.0):.1%}, reward {self.total_reward:.3f}, "
             f"rings {m.get('rings', 0)}, deaths {m.get('deaths', 0)}, "
             f"max_x {m.get('max_x', 0.0):.0f})"

@@ -3,6 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from speednik.entities import ENEMY_KINDS
+
+# What hurts or kills the player, as `DamageEvent.source` and
+# `DeathEvent.cause`: an enemy ("enemy:walker", by its kind), spikes, or
+# falling below the stage ("pit"). The game has no other way to die.
+ENEMY_CAUSES: dict[str, str] = {kind: f"enemy:{kind}" for kind in ENEMY_KINDS}
+CAUSES: tuple[str, ...] = tuple(ENEMY_CAUSES.values()) + ("spikes", "pit")
+
 
 @dataclass(frozen=True, slots=True)
 class RingCollectedEvent:
@@ -12,7 +20,8 @@ class RingCollectedEvent:
 
 @dataclass(frozen=True, slots=True)
 class DamageEvent:
-    """The player was hurt and lost `rings_lost` rings (it survived)."""
+    """The player was hurt and lost `rings_lost` rings (it survived);
+    `source` is one of `CAUSES`."""
 
     rings_lost: int = 0
     source: str = ""
@@ -20,8 +29,9 @@ class DamageEvent:
 
 @dataclass(frozen=True, slots=True)
 class DeathEvent:
-    """The player died. Every later step repeats it; `cause` does not take
-    part in equality, so any death compares equal to `DeathEvent()`."""
+    """The player died of `cause` (one of `CAUSES`). Every later step
+    repeats it, cause and all; `cause` does not take part in equality, so
+    any death compares equal to `DeathEvent()`."""
 
     cause: str = field(default="", compare=False)
 

@@ -19,6 +19,7 @@ from speednik.constants import (
 from speednik.enemies import ENEMY_HALF_HEIGHT, ENEMY_HALF_WIDTH, enemy_position, enemy_reach
 from speednik.entities import ENEMY_KINDS
 from speednik.events import (
+    ENEMY_CAUSES,
     CheckpointEvent,
     DamageEvent,
     DeathEvent,
@@ -118,7 +119,8 @@ class ObjectTables:
 
 
 def hurt_player(sim, source_x: float, source: str, events: list) -> None:
-    """Knock the player back and take its rings; with none, it dies."""
+    """Knock the player back and take its rings; with none, it dies of
+    `source` (one of `speednik.events.CAUSES`)."""
     player: Player = sim.player
     if player.invulnerable > 0 or player.state == PlayerState.HURT:
         return
@@ -142,8 +144,10 @@ def hurt_player(sim, source_x: float, source: str, events: list) -> None:
 
 
 def kill_player(sim, cause: str, events: list) -> None:
+    """The player dies of `cause` (one of `speednik.events.CAUSES`)."""
     sim.player.state = PlayerState.DEAD
     sim.player_dead = True
+    sim.death_cause = cause
     sim.deaths += 1
     events.append(DeathEvent(cause))
 
@@ -183,7 +187,7 @@ def interact(sim, prev_x: float, events: list) -> None:
                 if not p.on_ground and p.y_vel > 0.0:
                     p.y_vel = -p.y_vel
             else:
-                hurt_player(sim, ex, enemy.kind, events)
+                hurt_player(sim, ex, ENEMY_CAUSES[enemy.kind], events)
             continue
         if px1 < x0 or px0 > x1 or py1 < y0 or py0 > y1:
             continue

@@ -59,6 +59,8 @@ class SimState:
     deaths: int = 0
     goal_reached: bool = False
     player_dead: bool = False
+    # What killed the player (one of speednik.events.CAUSES); "" while alive.
+    death_cause: str = ""
 
     @property
     def goal_x(self) -> float:
@@ -82,7 +84,7 @@ class SimState:
             bytearray(self.ring_taken), bytearray(self.enemy_destroyed),
             bytearray(self.checkpoint_hit), self.frame, self.max_x_reached,
             self.max_x_gain, self.rings_collected, self.deaths, self.goal_reached,
-            self.player_dead,
+            self.player_dead, self.death_cause,
         )
 
 
@@ -108,11 +110,12 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
     """Advance one frame and return what happened in it.
 
     Death and the goal are terminal: afterwards a step changes nothing and
-    returns `[DeathEvent()]` (after death) or `[]` (after the goal).
+    returns the death again (`[DeathEvent(sim.death_cause)]`) or `[]`
+    (after the goal).
     """
     if sim.player_dead:
         sim.max_x_gain = 0.0
-        return [DeathEvent()]
+        return [DeathEvent(sim.death_cause)]
     if sim.goal_reached:
         sim.max_x_gain = 0.0
         return []

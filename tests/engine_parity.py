@@ -10,10 +10,13 @@ from speednik.observation import extract_observation, extract_terrain_observatio
 from speednik.simulation import create_sim, sim_step
 
 
-def first_difference(sim, inputs, observe: bool = True) -> str | None:
+def first_difference(sim, inputs, observe: bool = True,
+                     after_end: int = 0) -> str | None:
     """Step `sim` (a SimState, advanced in place) and a compiled copy of it
-    through `inputs`; None when every frame's state, events and
-    observations are equal (== on floats), else where they first differ."""
+    through `inputs`, and `after_end` frames more once the player is dead
+    or at the goal; None when every frame's state, events (death causes
+    included) and observations are equal (== on floats), else where they
+    first differ."""
     compiled = CompiledSim(sim)
     for frame, inp in enumerate(inputs):
         expected = sim_step(sim, inp)
@@ -39,7 +42,9 @@ def first_difference(sim, inputs, observe: bool = True) -> str | None:
                     bad = np.nonzero(want != have)[0].tolist()
                     return f"{where}: {name} observation differs at {bad}"
         if sim.player_dead or sim.goal_reached:
-            break
+            if after_end == 0:
+                break
+            after_end -= 1
     return None
 
 

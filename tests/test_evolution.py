@@ -18,6 +18,7 @@ from evolution.evolve import evolve
 from evolution.outputs import read_logbook
 from runners import EpisodeRunner
 from runners.linear import LinearPolicy, genome_size
+from runners.result import ending
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = dict(population=8, max_steps=400, stall_frames=120, stages=("hillside",),
@@ -169,6 +170,12 @@ def test_cli_run_prints_each_generation_and_where_things_went(tmp_path):
         assert (out / name).is_file()
     config = json.loads((out / "config.json").read_text())
     assert config["seed"] == 5 and config["settings"]["population"] == 6
+    # The summary says how each of the best genome's episodes ended, as
+    # best.json records it (a death by its cause).
+    best = json.loads((out / "best.json").read_text())
+    for stage, r in best["results"].items():
+        assert "death_cause" in r["metrics"]
+        assert f"  {stage}: {ending(r['done_reason'], r['metrics'])}, progress" in proc.stdout
     assert "deap" in config["versions"] and "numpy" in config["versions"]
     # A second run into the same directory is refused, not overwritten.
     again = run_cli("--generations", "2", "--out", str(out))

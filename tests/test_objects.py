@@ -94,11 +94,12 @@ def test_hurt_with_no_rings_is_death_and_death_is_terminal():
         if sim.player_dead:
             break
     assert sim.player_dead and sim.deaths == 1
-    assert events == [DeathEvent()]
+    assert events == [DeathEvent()] and events[0].cause == sim.death_cause == "spikes"
     p = sim.player.physics
     frozen = (p.x, p.y, sim.frame)
     for _ in range(10):
-        assert sim_step(sim, RIGHT) == [DeathEvent()]
+        again = sim_step(sim, RIGHT)
+        assert again == [DeathEvent()] and again[0].cause == "spikes"
     assert (p.x, p.y, sim.frame) == frozen and sim.deaths == 1
 
 

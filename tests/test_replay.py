@@ -115,14 +115,17 @@ def test_cli_prints_each_stage_and_both_fitness_values(run_dir, record, capsys):
     assert m, out
     assert abs(float(m.group(1)) - record["fitness"]) <= 1e-9
     assert abs(float(m.group(2)) - record["fitness"]) <= 1e-9
+    endings = {}
     for stage in STAGES:
         r = record["results"][stage]
         line = next(l for l in out.splitlines() if l.startswith(f"{stage}:"))
-        assert r["done_reason"] in line
+        endings[stage] = line.split(" after ")[0]
         assert f"after {r['steps']} frames" in line
         assert f"progress {100 * r['metrics']['progress']:.1f}%" in line
         assert f"rings {r['metrics']['rings']}" in line
         assert f"total reward {r['total_reward']:.4f}" in line
+    # A death says what killed the player.
+    assert endings == {"hillside": "hillside: death (pit)", "pipeworks": "pipeworks: timeout"}
     components = record["results"]["hillside"]["metrics"]["reward_components"]
     assert components
     for name, value in components.items():
@@ -159,6 +162,27 @@ def test_max_steps_override_says_the_fitness_is_not_comparable(run_dir, capsys):
     code, out, _ = run_main(capsys, str(run_dir), "--max-steps", "50")
     assert code == 0
     assert "after 50 frames" in out and "not comparable" in out
+
+
+def test_a_set_row_says_how_each_stage_ended_a_death_by_its_cause():
+    from runners.agents import make_baseline
+    from runners.result import EpisodeResult
+    from speednik.entities import Enemy, Spikes
+    from stage_fixtures import FLOOR_Y, flat_stage, pit_stage
+
+    stages = [flat_stage(spikes=[Spikes(400.0, float(FLOOR_Y))]),
+              flat_stage(enemies=[Enemy("flyer", 400.0, FLOOR_Y - 20.0, span=16.0)]),
+              pit_stage(), flat_stage()]
+    results = [replay.replay_episode(make_baseline("hold-right"), stage) for stage in stages]
+    # A result written before causes were recorded shows a plain death.
+    old = results[0].to_dict()
+    del old["metrics"]["death_cause"]
+    results.append(EpisodeResult.from_dict(old))
+    rows = [replay.format_row(f"stage{k}", r) for k, r in enumerate(results)]
+    assert [row.split()[1] for row in rows] == [
+        "spikes", "enemy:flyer", "pit", "goal", "death"]
+    # The column is wide enough for every cause: the rows stay aligned.
+    assert len({row.index("progress") for row in rows}) == 1
 
 
 def test_a_baseline_agent_replays_by_name(capsys):

@@ -9,7 +9,7 @@ import pytest
 
 import runners.episode as episode_mod
 from runners import BaseAgent, EpisodeResult, EpisodeRunner
-from runners.result import DONE_REASONS, METRIC_KEYS, Trajectory
+from runners.result import DONE_REASONS, METRIC_KEYS, Trajectory, ending
 from speednik.actions import (
     ACTION_JUMP,
     ACTION_NOOP,
@@ -205,8 +205,23 @@ def test_goal():
 def test_death():
     res = EpisodeRunner(pit_stage(), max_steps=1000).run_episode(Scripted())
     assert res.done_reason == "death" and res.metrics["deaths"] == 1
+    assert res.metrics["death_cause"] == "pit" and res.ended == "pit"
     assert res.metrics["goal_reached"] is False and res.metrics["frames_to_goal"] is None
     assert res.metrics["reward_components"]["death"] == pytest.approx(-5.0)
+    assert str(res).startswith("EpisodeResult(pit on pit after")
+    back = EpisodeResult.from_dict(json.loads(json.dumps(res.to_dict())))
+    assert back == res and back.ended == "pit"
+
+
+def test_a_result_written_before_death_causes_still_loads():
+    res = EpisodeRunner(pit_stage(), max_steps=1000).run_episode(Scripted())
+    old = res.to_dict()
+    del old["metrics"]["death_cause"]
+    back = EpisodeResult.from_dict(old)
+    assert back.done_reason == "death" and back.ended == "death"
+    assert back.to_dict() == old
+    assert ending("death", old["metrics"]) == "death"
+    assert ending("stalled", old["metrics"]) == "stalled"
 
 
 def test_timeout_counts_frames():
@@ -232,6 +247,7 @@ def test_progress_metrics():
     res = EpisodeRunner(rings_stage(), max_steps=100, stall_frames=None).run_episode(Scripted())
     m = res.metrics
     assert set(METRIC_KEYS) <= set(m)
+    assert m["death_cause"] is None and res.ended == "timeout"
     expected = (m["max_x"] - m["start_x"]) / (m["goal_x"] - m["start_x"])
     assert m["progress"] == pytest.approx(expected)
     assert 0.0 < m["progress"] < 1.0

@@ -18,6 +18,7 @@ from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.engine.episode import (
     NUM_FLOAT_RESULTS,
     NUM_INT_RESULTS,
+    R_DEATH_CAUSE,
     R_DEATHS,
     R_DONE,
     R_FINAL_X,
@@ -31,7 +32,7 @@ from speednik.engine.episode import (
     run_batch,
 )
 from speednik.engine.layout import DONE_NAMES, NUM_F, NUM_S
-from speednik.engine.lowering import compiled_stage, state_arrays
+from speednik.engine.lowering import compiled_stage, death_cause_name, state_arrays
 from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS
 from speednik.engine.policy import POLICY_KINDS, linear_size, mlp_size
 from speednik.engine.reward import reward_arrays
@@ -41,8 +42,10 @@ from speednik.reward import DEFAULT_WEIGHTS
 @dataclass(frozen=True)
 class BatchResults:
     """Per episode, in the order given: what an `EpisodeResult` holds
-    apart from the trajectory. `reward_components` maps each component of
-    the composition to its per-episode sums."""
+    apart from the trajectory. `death_cause` is what killed the player
+    (a `speednik.events.CAUSES` name), None where it lived.
+    `reward_components` maps each component of the composition to its
+    per-episode sums."""
 
     total_reward: np.ndarray
     steps: np.ndarray
@@ -54,6 +57,7 @@ class BatchResults:
     goal_reached: np.ndarray
     sim_frame: np.ndarray
     deaths: np.ndarray
+    death_cause: tuple[str | None, ...]
     reward_components: dict[str, np.ndarray]
 
     def __len__(self) -> int:
@@ -220,7 +224,9 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
         max_x=out_f[:, R_MAX_X].copy(), final_x=out_f[:, R_FINAL_X].copy(),
         final_y=out_f[:, R_FINAL_Y].copy(), rings=out_i[:, R_RINGS].copy(),
         goal_reached=out_i[:, R_GOAL].astype(bool), sim_frame=out_i[:, R_SIM_FRAME].copy(),
-        deaths=out_i[:, R_DEATHS].copy(), reward_components=components)
+        deaths=out_i[:, R_DEATHS].copy(),
+        death_cause=tuple(death_cause_name(int(c)) or None for c in out_i[:, R_DEATH_CAUSE]),
+        reward_components=components)
 
 
 def warm_up() -> None:

@@ -26,6 +26,7 @@ from speednik.engine.layout import (
     F_Y,
     MAX_EVENTS,
     S_DEAD,
+    S_DEATH_CAUSE,
     S_DEATHS,
     S_FRAME,
     S_GOAL_REACHED,
@@ -56,7 +57,8 @@ R_RINGS = 2
 R_GOAL = 3
 R_SIM_FRAME = 4
 R_DEATHS = 5
-NUM_INT_RESULTS = 6
+R_DEATH_CAUSE = 6    # a layout.SOURCES index, NO_CAUSE when the player lives
+NUM_INT_RESULTS = 7
 
 
 @njit(cache=True)
@@ -126,6 +128,7 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
     out_i[R_GOAL] = s[S_GOAL_REACHED]
     out_i[R_SIM_FRAME] = s[S_FRAME]
     out_i[R_DEATHS] = s[S_DEATHS]
+    out_i[R_DEATH_CAUSE] = s[S_DEATH_CAUSE]
     for k in range(n_components):
         out_sums[k] = rstate[R_SUMS + k]
 

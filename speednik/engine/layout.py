@@ -11,6 +11,7 @@ checkpoints are gone lives in three byte arrays beside them.
 from __future__ import annotations
 
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
+from speednik.events import CAUSES
 
 # -- f: float64 -------------------------------------------------------------------
 F_X = 0
@@ -39,7 +40,8 @@ S_RINGS_COLLECTED = 11
 S_DEATHS = 12
 S_GOAL_REACHED = 13
 S_DEAD = 14          # SimState.player_dead
-NUM_S = 15
+S_DEATH_CAUSE = 15   # SimState.death_cause: an index into SOURCES, NO_CAUSE while alive
+NUM_S = 16
 
 # -- events: one row of EVENT_WIDTH float64 values each ------------------------------
 EV_RING = 0          # x, y
@@ -54,10 +56,14 @@ EVENT_WIDTH = 4
 # Events one frame can hold; more are counted but not kept.
 MAX_EVENTS = 64
 
-# Damage sources and death causes: the enemy kinds, then these.
-SOURCES = ENEMY_KINDS + ("spikes", "pit")
+# Damage sources and death causes (speednik.events.CAUSES): each enemy kind
+# (its index in ENEMY_KINDS, so an enemy's kind is its cause), then spikes
+# and a pit.
+SOURCES = CAUSES
+assert SOURCES[:len(ENEMY_KINDS)] == tuple(f"enemy:{k}" for k in ENEMY_KINDS)
 SOURCE_SPIKES = SOURCES.index("spikes")
 SOURCE_PIT = SOURCES.index("pit")
+NO_CAUSE = -1
 ENEMY_WALKER = ENEMY_KINDS.index("walker")
 SPRING_UP = SPRING_DIRECTIONS.index("up")
 SPRING_RIGHT = SPRING_DIRECTIONS.index("right")

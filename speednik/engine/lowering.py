@@ -22,11 +22,13 @@ from speednik.engine.layout import (
     F_X_VEL,
     F_Y,
     F_Y_VEL,
+    NO_CAUSE,
     NUM_F,
     NUM_S,
     S_ANGLE,
     S_CONTROL_LOCK,
     S_DEAD,
+    S_DEATH_CAUSE,
     S_DEATHS,
     S_FACING_RIGHT,
     S_FRAME,
@@ -39,6 +41,7 @@ from speednik.engine.layout import (
     S_RINGS_COLLECTED,
     S_ROLLING,
     S_STATE,
+    SOURCES,
 )
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
 from speednik.player import PlayerState
@@ -202,6 +205,7 @@ def state_arrays(sim) -> tuple[np.ndarray, np.ndarray]:
     s[S_FRAME], s[S_RINGS_COLLECTED] = sim.frame, sim.rings_collected
     s[S_DEATHS], s[S_GOAL_REACHED] = sim.deaths, sim.goal_reached
     s[S_DEAD] = sim.player_dead
+    s[S_DEATH_CAUSE] = death_cause_code(sim.death_cause)
     return f, s
 
 
@@ -222,6 +226,23 @@ def write_state(sim, f: np.ndarray, s: np.ndarray) -> None:
     sim.frame, sim.rings_collected = int(s[S_FRAME]), int(s[S_RINGS_COLLECTED])
     sim.deaths, sim.goal_reached = int(s[S_DEATHS]), bool(s[S_GOAL_REACHED])
     sim.player_dead = bool(s[S_DEAD])
+    sim.death_cause = death_cause_name(int(s[S_DEATH_CAUSE]))
+
+
+def death_cause_code(cause: str) -> int:
+    """The engine's code of a death cause ("" : NO_CAUSE)."""
+    if not cause:
+        return NO_CAUSE
+    try:
+        return SOURCES.index(cause)
+    except ValueError:
+        raise ValueError(f"unknown death cause {cause!r}: accepted are "
+                         f"{', '.join(map(repr, SOURCES))}") from None
+
+
+def death_cause_name(code: int) -> str:
+    """The death cause an engine code stands for ("" for NO_CAUSE)."""
+    return SOURCES[code] if code != NO_CAUSE else ""
 
 
 def compiled_stage(stage) -> CompiledStage:

@@ -34,6 +34,7 @@ from speednik.engine.layout import (
     S_ANGLE,
     S_CONTROL_LOCK,
     S_DEAD,
+    S_DEATH_CAUSE,
     S_DEATHS,
     S_FACING_RIGHT,
     S_INVULNERABLE,
@@ -152,6 +153,7 @@ def hurt_player(f, s, source_x, source, ev, n):
 def kill_player(s, cause, ev, n):
     s[S_STATE] = DEAD
     s[S_DEAD] = 1
+    s[S_DEATH_CAUSE] = cause
     s[S_DEATHS] += 1
     return add_event(ev, n, EV_DEATH, cause, 0.0, 0.0)
 

@@ -14,6 +14,7 @@ from speednik.engine.layout import (
     F_Y,
     S_ANGLE,
     S_DEAD,
+    S_DEATH_CAUSE,
     S_FRAME,
     S_GOAL_REACHED,
     SOURCE_PIT,
@@ -29,7 +30,7 @@ def sim_step(st, f, s, gone, left, right, jump_pressed, jump_held, down_held, ev
     """Advance one frame; returns how many events it wrote to `ev`."""
     if s[S_DEAD]:
         f[F_MAX_X_GAIN] = 0.0
-        return add_event(ev, 0, EV_DEATH, -1, 0.0, 0.0)
+        return add_event(ev, 0, EV_DEATH, s[S_DEATH_CAUSE], 0.0, 0.0)
     if s[S_GOAL_REACHED]:
         f[F_MAX_X_GAIN] = 0.0
         return 0

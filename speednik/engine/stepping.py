@@ -19,7 +19,12 @@ from speednik.engine.layout import (
     MAX_EVENTS,
     SOURCES,
 )
-from speednik.engine.lowering import compiled_stage, state_arrays, write_state
+from speednik.engine.lowering import (
+    compiled_stage,
+    death_cause_name,
+    state_arrays,
+    write_state,
+)
 from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS, observe
 from speednik.engine.simulation import sim_step
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
@@ -44,7 +49,7 @@ def _event(row: np.ndarray) -> Event:
     if code == EV_DAMAGE:
         return DamageEvent(int(a), SOURCES[int(b)])
     if code == EV_DEATH:
-        return DeathEvent(SOURCES[int(a)] if a >= 0 else "")
+        return DeathEvent(death_cause_name(int(a)))
     if code == EV_SPRING:
         return SpringEvent(SPRING_DIRECTIONS[int(a)], SPRING_STRENGTHS[int(b)])
     if code == EV_GOAL:
