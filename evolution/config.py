@@ -8,7 +8,7 @@ import numpy as np
 
 from evolution.cluster import check_scheduler
 from runners.compiled import ENGINES
-from evolution.strategy import list_strategies
+from evolution.strategy import all_settings, get_strategy, list_strategies
 from runners.policies import Policy, get_family, list_policies
 from speednik.observation import list_observations
 from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages, load_stage
@@ -80,13 +80,44 @@ class EvolutionConfig:
     # its settings; `hidden` is the MLP's, ignored by families without it.
     policy: str = "linear"
     hidden: int = 16
-    # The search strategy (`evolution.strategy`: "ga", "cmaes", ...).
+    # The search strategy (`evolution.strategy`: "ga", "cmaes", ...), and
+    # the settings only it reads (its registry entry's `settings`, filled
+    # in with their defaults).
     algorithm: str = "ga"
+    options: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stages", tuple(self.stages))
         object.__setattr__(self, "test_stages", tuple(self.test_stages))
+        object.__setattr__(self, "options", self._strategy_options())
         self.validate()
+
+    def _strategy_options(self) -> dict:
+        """The chosen strategy's settings, given ones checked, the others
+        at their defaults."""
+        if not isinstance(self.options, dict):
+            raise ConfigError(f"options must be a mapping of settings, got "
+                              f"{type(self.options).__name__}")
+        if self.algorithm not in list_strategies():
+            return dict(self.options)   # validate() names the algorithm
+        entry = get_strategy(self.algorithm)
+        own = {s.name: s for s in entry.settings}
+        others = all_settings()
+        out = {}
+        for name, value in self.options.items():
+            if name not in own:
+                if name in others:
+                    raise ConfigError(
+                        f"{others[name][1].flag} is a setting of --algorithm "
+                        f"{others[name][0].name}, not {self.algorithm}")
+                raise ConfigError(f"unknown setting {name!r} of --algorithm "
+                                  f"{self.algorithm}; accepted: "
+                                  f"{', '.join(own) or 'none'}")
+            try:
+                out[name] = own[name].check(value)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+        return {name: out.get(name, s.default) for name, s in own.items()}
 
     def validate(self) -> None:
         def positive(name: str, value: object, minimum: int = 1) -> None:
@@ -151,6 +182,11 @@ class EvolutionConfig:
         if self.algorithm not in list_strategies():
             raise ConfigError(f"unknown algorithm {self.algorithm!r}; accepted: "
                               f"{', '.join(list_strategies())}")
+        multiple = get_strategy(self.algorithm).population_multiple
+        if self.population % multiple:
+            raise ConfigError(
+                f"--algorithm {self.algorithm} needs a population that is a multiple "
+                f"of {multiple}, got {self.population}")
         for setting in get_family(self.policy).settings:
             try:
                 setting.check(getattr(self, setting.name), self.policy)
@@ -239,6 +275,7 @@ class EvolutionConfig:
         d = asdict(self)
         d["stages"] = list(self.stages)
         d["test_stages"] = list(self.test_stages)
+        d["options"] = dict(self.options)
         return d
 
     @classmethod
@@ -251,5 +288,7 @@ class EvolutionConfig:
 
     def replace(self, **changes) -> EvolutionConfig:
         d = self.to_dict()
+        if changes.get("algorithm", self.algorithm) != self.algorithm:
+            d["options"] = {}   # another strategy's settings
         d.update(changes)
         return EvolutionConfig.from_dict(d)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 from deap import tools
 
 from evolution.checkpoint import CheckpointError, load_checkpoint
@@ -75,6 +76,24 @@ class RunState:
     done: Finished | None = None
     elapsed: float = 0.0
     reporters: list[Reporter] = field(default_factory=list)
+    # Scores a genome on generation `gen`'s stages: the strategy's own
+    # recommendation, when it has one, is scored with this.
+    scorer: Callable[[Any, int], tuple[float, dict]] | None = None
+    _recommended: tuple[bytes, int, tuple[float, dict]] | None = None
+
+    def best(self, gen: int) -> tuple[Any, float, dict]:
+        """The genome the run would give now, its fitness and summary: the
+        strategy's recommendation (scored on generation `gen`'s stages),
+        or else the hall of fame's first."""
+        genome = self.strategy.recommend()
+        if genome is None:
+            first = self.hall_of_fame[0]
+            return first, first.fitness.values[0], self.evaluations.summary(first)
+        key = np.asarray(genome).tobytes()
+        if self._recommended is None or self._recommended[:2] != (key, gen):
+            self._recommended = (key, gen, self.scorer(genome, gen))
+        fitness, summary = self._recommended[2]
+        return genome, fitness, summary
 
     @property
     def gen(self) -> int:
@@ -148,7 +167,9 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             reporters.append(Console(report))
         run = RunState(config, strategy_class(config, size),
                        new_hall_of_fame(max(config.elite, 1)), new_logbook(),
-                       evaluations, reporters=reporters)
+                       evaluations, reporters=reporters,
+                       scorer=lambda genome, gen: evaluator(
+                           [np.asarray(genome)], stages_for_generation(config, gen))[0])
         if resume:
             _restore(run, run_dir, strategy_class, size)
         else:
@@ -211,9 +232,8 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             run.elapsed = time.perf_counter() - start
             run.save()
 
-    best = run.hall_of_fame[0]
-    return RunOutcome(run_dir, run.gen, best.fitness.values[0],
-                      evaluations.summary(best), list(run.logbook), interrupted,
+    best, fitness, summary = run.best(run.gen)
+    return RunOutcome(run_dir, run.gen, fitness, summary, list(run.logbook), interrupted,
                       held_out.known(best))
 
 

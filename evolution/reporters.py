@@ -64,7 +64,7 @@ class HeldOut(Reporter):
         if not self.stages or not (gen % self.config.test_every == 0
                                    or gen == self.config.generations):
             return {"test_goals": None, "test_progress": None}
-        best = run.hall_of_fame[0]
+        best, _, _ = run.best(gen)
         report = self.known(best)
         if report is None:
             evaluated = self.evaluator([np.asarray(best)], self.stages)[0]
@@ -117,11 +117,10 @@ class RunFiles(Reporter):
 
     def save(self, run: RunState) -> None:
         write_logbook(self.run_dir, list(run.logbook))
-        best = run.hall_of_fame[0]
-        fitness = best.fitness.values[0]
+        best, fitness, summary = run.best(run.gen)
         found = next((r["gen"] for r in run.logbook if r["max"] >= fitness), run.gen)
-        write_best(self.run_dir, run.config, best, fitness,
-                   run.evaluations.summary(best), found, self.held_out.known(best))
+        write_best(self.run_dir, run.config, best, fitness, summary, found,
+                   self.held_out.known(best))
         keep = list(run.population) + list(run.hall_of_fame)
         known = run.evaluations.known
         summaries = {np.asarray(k).tobytes(): known[np.asarray(k).tobytes()] for k in keep}

@@ -51,6 +51,12 @@ class Strategy(ABC):
     def tell(self, individuals: list) -> None:
         """Learn from a generation just scored (each has its fitness)."""
 
+    def recommend(self):
+        """The genome the strategy believes best, when it is not simply
+        the best one scored (the hall of fame's first): an ES's mean, say.
+        None: the hall of fame's first."""
+        return None
+
     def state(self) -> dict[str, Any] | None:
         """What, beyond the run's own checkpoint, continues the search
         exactly; None when nothing does."""
@@ -64,10 +70,40 @@ class Strategy(ABC):
 
 
 @dataclass(frozen=True)
+class StrategySetting:
+    """A number only one strategy reads: its option on the command line
+    is `--` and the name with dashes (`es_lr`: `--es-lr`), and a run keeps
+    it in `EvolutionConfig.options`."""
+
+    name: str
+    default: float
+    minimum: float
+    maximum: float
+    help: str
+    whole: bool = False     # a whole number, not any number
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value: Any) -> float | int:
+        kind = "a whole number" if self.whole else "a number"
+        ok = isinstance(value, int) if self.whole else isinstance(value, (int, float))
+        if (isinstance(value, bool) or not ok or value != value
+                or not self.minimum <= value <= self.maximum):
+            raise ValueError(f"{self.name} must be {kind} from {self.minimum:g} to "
+                             f"{self.maximum:g}, got {value!r}")
+        return int(value) if self.whole else float(value)
+
+
+@dataclass(frozen=True)
 class StrategyEntry:
     name: str
     summary: str
     target: str     # "module:Class"
+    settings: tuple[StrategySetting, ...] = ()
+    # The population must be a multiple of this (antithetic pairs: 2).
+    population_multiple: int = 1
 
     def load(self) -> type[Strategy]:
         module, _, cls = self.target.partition(":")
@@ -83,6 +119,11 @@ STRATEGIES: dict[str, StrategyEntry] = {
         "cmaes", "DEAP's CMA-ES: --population samples a generation, --init-sigma "
                  "is its first step size", "evolution.cmaes:CMAES"),
 }
+
+
+def all_settings() -> dict[str, tuple[StrategyEntry, StrategySetting]]:
+    """Every strategy's own settings by name."""
+    return {s.name: (entry, s) for entry in STRATEGIES.values() for s in entry.settings}
 
 
 def list_strategies() -> tuple[str, ...]:
