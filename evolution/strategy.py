@@ -118,6 +118,18 @@ STRATEGIES: dict[str, StrategyEntry] = {
     "cmaes": StrategyEntry(
         "cmaes", "DEAP's CMA-ES: --population samples a generation, --init-sigma "
                  "is its first step size", "evolution.cmaes:CMAES"),
+    "openai-es": StrategyEntry(
+        "openai-es", "OpenAI's evolution strategy (Salimans et al. 2017): antithetic "
+                     "Gaussian samples around a mean, centred-rank fitness shaping, "
+                     "Adam with weight decay; best.json holds the mean",
+        "evolution.openai_es:OpenAIES",
+        settings=(
+            StrategySetting("es_sigma", 0.1, 1e-6, 100.0, "noise standard deviation"),
+            StrategySetting("es_lr", 0.1, 1e-6, 10.0, "Adam's learning rate"),
+            StrategySetting("es_weight_decay", 0.005, 0.0, 1.0,
+                            "L2 weight decay coefficient"),
+        ),
+        population_multiple=2),
 }
 
 
