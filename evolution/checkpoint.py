@@ -32,6 +32,7 @@ ARRAYS = ("population", "population_fitness", "hall_of_fame", "hall_of_fame_fitn
 
 Scored = list[tuple[np.ndarray, float]]
 SEARCH_PREFIX = "search_"
+REPORTER_PREFIX = "reporter_"
 
 
 class CheckpointError(ValueError):
@@ -51,6 +52,9 @@ class Checkpoint:
     # A search strategy's state ({"arrays": name -> ndarray, "meta": dict}),
     # for CMA-ES; None for the genetic algorithm.
     search: dict | None = None
+    # What reporters keep across a resume (the validation's choice), in
+    # the same form; None when none keeps anything.
+    reporters: dict | None = None
 
 
 def _matrix(genomes: list[np.ndarray]) -> np.ndarray:
@@ -71,8 +75,13 @@ def checkpoint_bytes(ckpt: Checkpoint) -> bytes:
         "summaries": [ckpt.summaries[k] for k in keys],
         "search": None if ckpt.search is None else ckpt.search["meta"],
     }
+    if ckpt.reporters is not None:
+        meta["reporters"] = ckpt.reporters["meta"]
     search_arrays = {} if ckpt.search is None else {
         SEARCH_PREFIX + name: np.asarray(a) for name, a in ckpt.search["arrays"].items()}
+    if ckpt.reporters is not None:
+        search_arrays.update({REPORTER_PREFIX + name: np.asarray(a)
+                              for name, a in ckpt.reporters["arrays"].items()})
     genome_size = len(ckpt.population[0][0]) if ckpt.population else 0
     buf = io.BytesIO()
     np.savez(
@@ -115,6 +124,8 @@ def load_checkpoint(run_dir: str | Path) -> Checkpoint:
             arrays = {name: npz[name] for name in ARRAYS}
             search_arrays = {name[len(SEARCH_PREFIX):]: npz[name] for name in npz.files
                              if name.startswith(SEARCH_PREFIX)}
+            reporter_arrays = {name[len(REPORTER_PREFIX):]: npz[name] for name in npz.files
+                               if name.startswith(REPORTER_PREFIX)}
         meta = json.loads(str(arrays["meta"][()]))
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise CheckpointError(
@@ -133,6 +144,11 @@ def load_checkpoint(run_dir: str | Path) -> Checkpoint:
             if not isinstance(search, dict) or not search_arrays:
                 raise ValueError("the search strategy's state is incomplete")
             ckpt.search = {"arrays": search_arrays, "meta": search}
+        reporters = meta.get("reporters")
+        if reporters is not None:
+            if not isinstance(reporters, dict):
+                raise ValueError("the reporters' state is malformed")
+            ckpt.reporters = {"arrays": reporter_arrays, "meta": reporters}
         return ckpt
     except (KeyError, TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: damaged checkpoint ({exc})") from None

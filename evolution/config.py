@@ -73,6 +73,10 @@ class EvolutionConfig:
     # `test_every` generations; they never influence the run.
     test_stages: tuple[str, ...] = ()
     test_every: int = 10
+    # Validation stages: with them, the genome a run gives (best.json, the
+    # held-out test) is the candidate with the best results on them,
+    # chosen every `test_every` generations; they never steer the search.
+    validation_stages: tuple[str, ...] = ()
     # Each generation is scored on this many of the training stages,
     # drawn from (seed, generation); None: on all of them.
     stages_per_generation: int | None = None
@@ -89,6 +93,7 @@ class EvolutionConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "stages", tuple(self.stages))
         object.__setattr__(self, "test_stages", tuple(self.test_stages))
+        object.__setattr__(self, "validation_stages", tuple(self.validation_stages))
         object.__setattr__(self, "options", self._strategy_options())
         self.validate()
 
@@ -169,11 +174,16 @@ class EvolutionConfig:
             raise ConfigError("at least one stage is needed")
         training = self._expanded("stages", self.stages)
         testing = self._expanded("test_stages", self.test_stages)
-        shared = sorted(set(training) & set(testing))
-        if shared:
-            raise ConfigError(
-                f"{shared[0]!r} is both a training and a test stage; accepted: test "
-                f"stages the run never trains on")
+        validating = self._expanded("validation_stages", self.validation_stages)
+        for (a, names_a), (b, names_b) in (
+                (("training", training), ("test", testing)),
+                (("training", training), ("validation", validating)),
+                (("validation", validating), ("test", testing))):
+            shared = sorted(set(names_a) & set(names_b))
+            if shared:
+                raise ConfigError(
+                    f"{shared[0]!r} is both a {a} and a {b} stage; accepted: "
+                    f"training, validation and test stages that share none")
         positive("test_every", self.test_every)
         if self.policy not in list_policies():
             raise ConfigError(f"unknown policy {self.policy!r}; accepted: "
@@ -231,6 +241,10 @@ class EvolutionConfig:
         """One name per test stage, generated sets expanded."""
         return expand_stages(self.test_stages)
 
+    def validation_stage_names(self) -> list[str]:
+        """One name per validation stage, generated sets expanded."""
+        return expand_stages(self.validation_stages)
+
     def policy_spec(self) -> Policy:
         """What a genome of this run is: its policy family with the run's
         observation and the family's settings."""
@@ -248,7 +262,8 @@ class EvolutionConfig:
 
     def check_stages_load(self) -> None:
         """Build every stage now, so a bad profile fails before the run."""
-        for stage in self.training_stages() + self.held_out_stages():
+        for stage in (self.training_stages() + self.validation_stage_names()
+                      + self.held_out_stages()):
             try:
                 load_stage(stage)
             except (KeyError, ValueError, OSError) as exc:
@@ -275,6 +290,7 @@ class EvolutionConfig:
         d = asdict(self)
         d["stages"] = list(self.stages)
         d["test_stages"] = list(self.test_stages)
+        d["validation_stages"] = list(self.validation_stages)
         d["options"] = dict(self.options)
         return d
 

@@ -35,6 +35,7 @@ from evolution.generation import (
 from evolution.outputs import keep_stage_copies, write_config
 from evolution.reporters import Console, HeldOut, LogbookFollower, Reporter, RunFiles
 from evolution.strategy import Strategy, get_strategy
+from evolution.validation import Validation
 from runners.atomic import remove_stale_temporaries
 from runners.parallel import EpisodeError, WorkerDiedError
 
@@ -79,16 +80,25 @@ class RunState:
     # Scores a genome on generation `gen`'s stages: the strategy's own
     # recommendation, when it has one, is scored with this.
     scorer: Callable[[Any, int], tuple[float, dict]] | None = None
+    # Chooses the run's genome on validation stages, when it has some.
+    validation: Validation | None = None
     _recommended: tuple[bytes, int, tuple[float, dict]] | None = None
 
     def best(self, gen: int) -> tuple[Any, float, dict]:
         """The genome the run would give now, its fitness and summary: the
-        strategy's recommendation (scored on generation `gen`'s stages),
-        or else the hall of fame's first."""
+        one chosen on the validation stages; without them, the strategy's
+        recommendation or else the hall of fame's first."""
+        if self.validation is not None and self.validation.chosen is not None:
+            return self.validation.chosen[:3]
+        if self.strategy.recommend() is not None:
+            return self.recommended(gen)
+        first = self.hall_of_fame[0]
+        return first, first.fitness.values[0], self.evaluations.summary(first)
+
+    def recommended(self, gen: int) -> tuple[Any, float, dict]:
+        """The strategy's recommendation, scored on generation `gen`'s
+        stages (once per genome and generation)."""
         genome = self.strategy.recommend()
-        if genome is None:
-            first = self.hall_of_fame[0]
-            return first, first.fitness.values[0], self.evaluations.summary(first)
         key = np.asarray(genome).tobytes()
         if self._recommended is None or self._recommended[:2] != (key, gen):
             self._recommended = (key, gen, self.scorer(genome, gen))
@@ -162,14 +172,18 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             lambda genomes: evaluator(genomes, stages_for_generation(config, scoring["gen"])))
         held_out = HeldOut(config, evaluator)
         follower = LogbookFollower(run_dir)
-        reporters: list[Reporter] = [held_out, RunFiles(run_dir, held_out), follower]
+        validation = Validation(config, evaluator)
+        # Validation first: the held-out test plays the genome it chose.
+        reporters: list[Reporter] = [validation, held_out, RunFiles(run_dir, held_out),
+                                     follower]
         if report:
             reporters.append(Console(report))
         run = RunState(config, strategy_class(config, size),
                        new_hall_of_fame(max(config.elite, 1)), new_logbook(),
                        evaluations, reporters=reporters,
                        scorer=lambda genome, gen: evaluator(
-                           [np.asarray(genome)], stages_for_generation(config, gen))[0])
+                           [np.asarray(genome)], stages_for_generation(config, gen))[0],
+                       validation=validation if validation.active() else None)
         if resume:
             _restore(run, run_dir, strategy_class, size)
         else:
@@ -263,6 +277,8 @@ def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],
     except CheckpointError as exc:
         raise CheckpointError(f"{run_dir}: {exc}") from None
     run.elapsed = ckpt.elapsed
+    for reporter in run.reporters:
+        reporter.restore(ckpt.reporters)
     last = ckpt.logbook[-1] if ckpt.logbook else {}
     run.done = Finished(ckpt.generation, population, ckpt.random_state,
                         list(run.hall_of_fame), last, ckpt.search)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from evolution.config import EvolutionConfig
-from evolution.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS
+from evolution.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS, VALIDATION_COLUMNS
 from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from runners.genome_file import BEST_NAME, STAGE_COPIES, write_genome_file
 
@@ -85,7 +85,8 @@ def read_config(run_dir: str | os.PathLike) -> EvolutionConfig:
 
 def write_logbook(run_dir: Path, records: list[dict], durable: bool = True) -> None:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(LOGBOOK_HEADER),
+    validated = [c for c in VALIDATION_COLUMNS if records and c in records[0]]
+    writer = csv.DictWriter(buf, fieldnames=[*LOGBOOK_HEADER, *validated],
                             extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for r in records:
@@ -167,7 +168,7 @@ def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
 def keep_stage_copies(run_dir: Path, config: EvolutionConfig) -> None:
     """Copy each .toml profile of the run into `run_dir/stages/`, where
     replay and resume find it when the original has moved."""
-    for stage in config.stages + config.test_stages:
+    for stage in config.stages + config.validation_stages + config.test_stages:
         if stage.endswith(".toml"):
             source = Path(stage)
             target = Path(run_dir) / STAGE_COPIES / source.name

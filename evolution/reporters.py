@@ -40,6 +40,25 @@ class Reporter:
     def save(self, run: RunState) -> None:
         pass
 
+    def state(self) -> dict | None:
+        """What this reporter keeps across a resume, as {"arrays": ...,
+        "meta": ...} (names shared by all reporters), or None."""
+        return None
+
+    def restore(self, state: dict | None) -> None:
+        """Take back what `state()` gave (all reporters' state merged)."""
+
+
+def reporters_state(reporters: list[Reporter]) -> dict | None:
+    arrays: dict = {}
+    meta: dict = {}
+    for reporter in reporters:
+        state = reporter.state()
+        if state is not None:
+            arrays.update(state["arrays"])
+            meta.update(state["meta"])
+    return {"arrays": arrays, "meta": meta} if (arrays or meta) else None
+
 
 class HeldOut(Reporter):
     """The best genome's results on the test stages, every `test_every`
@@ -134,4 +153,5 @@ class RunFiles(Reporter):
             config=run.config.to_dict(),
             elapsed=run.elapsed,
             search=run.search_state,
+            reporters=reporters_state(run.reporters),
         ))

@@ -1,0 +1,91 @@
+"""Choosing the genome a run gives on validation stages.
+
+Without validation, a run gives the best genome it scored (or its
+strategy's recommendation). With `validation_stages`, every `test_every`
+generations and at the last one, the candidates the run keeps (the hall
+of fame, the strategy's recommendation, and the genome chosen so far) are
+played on the validation stages, and the one that completes the most of
+them (then: with the highest mean reward there; then: the earlier
+candidate) becomes the run's genome: best.json holds it and the held-out
+test plays it. Validation never reaches the search: no fitness, no
+selection and no random number depends on it, so a run evolves the same
+with or without it.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from evolution.config import EvolutionConfig
+from evolution.evaluate import GenomeEvaluator
+from evolution.reporters import Reporter
+
+if TYPE_CHECKING:
+    from evolution.evolve import RunState
+
+class Validation(Reporter):
+    def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator) -> None:
+        self.config = config
+        self.evaluator = evaluator
+        self.stages = config.validation_stage_names()
+        # The chosen genome, its training fitness and summary, and its
+        # validation result (goals, mean reward, mean progress).
+        self.chosen: tuple[np.ndarray, float, dict, tuple[int, float, float]] | None = None
+
+    def active(self) -> bool:
+        return bool(self.stages)
+
+    def columns(self, run: RunState, gen: int) -> dict:
+        if not self.stages:
+            return {}
+        if not (gen % self.config.test_every == 0 or gen == self.config.generations):
+            return {"val_goals": None, "val_progress": None}
+        candidates = self._candidates(run, gen)
+        scores = self.evaluator([c[0] for c in candidates], self.stages)
+        best = None
+        for (genome, fitness, summary), (reward, result) in zip(candidates, scores):
+            goals = sum(1 for r in result["results"].values()
+                        if r["metrics"]["goal_reached"])
+            key = (goals, float(reward), float(result["progress"]))
+            if best is None or key[:2] > best[3][:2]:
+                best = (np.array(genome, dtype=np.float64), fitness, summary, key)
+        self.chosen = best
+        return {"val_goals": best[3][0], "val_progress": best[3][2]}
+
+    def _candidates(self, run: RunState, gen: int) -> list[tuple[Any, float, dict]]:
+        """The genome chosen so far first, then the hall of fame in order,
+        then the strategy's recommendation; each genome once."""
+        out: list[tuple[Any, float, dict]] = []
+        seen: set[bytes] = set()
+
+        def add(genome, fitness: float, summary: dict) -> None:
+            key = np.asarray(genome, dtype=np.float64).tobytes()
+            if key not in seen:
+                seen.add(key)
+                out.append((genome, fitness, summary))
+
+        if self.chosen is not None:
+            add(*self.chosen[:3])
+        for ind in run.hall_of_fame:
+            add(ind, ind.fitness.values[0], run.evaluations.summary(ind))
+        if run.strategy.recommend() is not None:
+            add(*run.recommended(gen))
+        return out
+
+    def state(self) -> dict | None:
+        if self.chosen is None:
+            return None
+        genome, fitness, summary, key = self.chosen
+        return {"arrays": {"validation_genome": genome},
+                "meta": {"validation": {"fitness": fitness, "summary": summary,
+                                       "key": list(key)}}}
+
+    def restore(self, state: dict | None) -> None:
+        if not self.stages or state is None or "validation" not in state["meta"]:
+            return
+        meta = state["meta"]["validation"]
+        genome = np.array(state["arrays"]["validation_genome"], dtype=np.float64)
+        goals, reward, progress = meta["key"]
+        self.chosen = (genome, float(meta["fitness"]), meta["summary"],
+                       (int(goals), float(reward), float(progress)))

@@ -1,0 +1,87 @@
+"""Validation stages choose the genome a run gives, and nothing else: the
+search evolves the same with or without them, resumes exactly with them,
+and best.json holds the candidate with the best validation results."""
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from evolution.config import ConfigError, EvolutionConfig
+from evolution.evolve import evolve
+from runners import RunnerConfig, run_episodes
+
+VALIDATION = ("gen:easy:200-203",)
+
+
+def config(**changes) -> EvolutionConfig:
+    settings = dict(stages=("gen:easy:0-3",), stages_per_generation=2, population=10,
+                    generations=6, seed=5, max_steps=900, workers=1, test_every=2,
+                    checkpoint_every=2, observation="terrain",
+                    test_stages=("gen:easy:300-301",))
+    settings.update(changes)
+    return EvolutionConfig(**settings)
+
+
+def rows(run_dir, drop=("seconds",)):
+    with open(run_dir / "logbook.csv", newline="") as f:
+        return [{k: v for k, v in r.items() if k not in drop} for r in csv.DictReader(f)]
+
+
+def test_validation_changes_only_the_genome_the_run_gives(tmp_path):
+    plain = evolve(config(), tmp_path / "plain")
+    checked = evolve(config(validation_stages=VALIDATION), tmp_path / "checked")
+    # The training columns are the same; the held-out test plays the
+    # genome the run gives, so its columns may differ.
+    held = ("test_goals", "test_progress")
+    assert rows(tmp_path / "checked", drop=("seconds", "val_goals", "val_progress", *held)) \
+        == rows(tmp_path / "plain", drop=("seconds", *held))
+    # A run without validation writes no validation columns at all.
+    assert "val_goals" not in rows(tmp_path / "plain")[0]
+    logged = rows(tmp_path / "checked")
+    assert [r["val_goals"] != "" for r in logged] == [g % 2 == 0 for g in range(7)]
+    assert plain.logbook[-1]["max"] == checked.logbook[-1]["max"]
+
+
+def validation_key(genome) -> tuple[int, float]:
+    """(stages completed, mean reward) on the validation stages."""
+    from speednik.stages import expand_stages
+
+    results = run_episodes([(("linear", ("terrain", np.asarray(genome))), s)
+                            for s in expand_stages(VALIDATION)],
+                           RunnerConfig(observation="terrain", max_steps=900))
+    return (sum(r.metrics["goal_reached"] for r in results),
+            float(np.mean([r.total_reward for r in results])))
+
+
+def test_best_json_holds_the_candidate_best_on_validation(tmp_path):
+    from evolution.checkpoint import load_checkpoint
+
+    out = evolve(config(validation_stages=VALIDATION, generations=4), tmp_path / "run")
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    chosen = validation_key(best["genome"])
+    assert chosen[0] == out.logbook[-1]["val_goals"]
+    # No genome of the last hall of fame does better there, and the
+    # training best is not simply taken.
+    hof = [g for g, _ in load_checkpoint(tmp_path / "run").hall_of_fame]
+    assert all(validation_key(g) <= chosen for g in hof)
+    assert best["held_out"] is not None   # the held-out test played it
+
+
+def test_a_validated_run_resumes_exactly(tmp_path):
+    evolve(config(validation_stages=VALIDATION), tmp_path / "a")
+    evolve(config(validation_stages=VALIDATION, generations=2), tmp_path / "b")
+    evolve(config(validation_stages=VALIDATION), tmp_path / "b", resume=True)
+    assert rows(tmp_path / "a") == rows(tmp_path / "b")
+    a = json.loads((tmp_path / "a" / "best.json").read_text())
+    b = json.loads((tmp_path / "b" / "best.json").read_text())
+    assert a["genome"] == b["genome"] and a["held_out"] == b["held_out"]
+
+
+def test_validation_stages_share_none_with_the_others():
+    with pytest.raises(ConfigError, match="both a training and a validation stage"):
+        config(validation_stages=("gen:easy:3",))
+    with pytest.raises(ConfigError, match="both a validation and a test stage"):
+        config(validation_stages=("gen:easy:300",))
