@@ -30,6 +30,7 @@ from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.genome_file import locate_stage
+from speednik.stages import StageSetError, expand_stages
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
 
@@ -117,9 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--out", help="run directory, new or empty (default: runs/<stage>-seed<seed>, "
                       "numbered -2, -3, ... when taken)")
     opt("--resume", metavar="RUN_DIR",
-        help="continue a run from its checkpoint with the settings it holds; only "
+        help="continue a run from its checkpoint with the settings it holds: "
              "--generations (the total to reach), --workers, --checkpoint-every, "
-             "--engine and --scheduler may be given with it")
+             "--engine and --scheduler may change; any other setting given (a "
+             "requeued command line repeats them all, --out RUN_DIR included) must "
+             "equal the checkpoint's")
     opt("--checkpoint-every", type=int,
         help="write the checkpoint every N generations (and at the end, on Ctrl-C "
              "and on SIGTERM)")
@@ -144,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # May be given with --resume; every other setting comes from the checkpoint.
 RESUMABLE = ("generations", "workers", "checkpoint_every", "engine", "scheduler")
-# Options that are not settings of EvolutionConfig but are fixed on --resume.
+# Options named otherwise than their setting.
 FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage", "out": "--out"}
 
 
@@ -152,7 +155,9 @@ def _option(dest: str) -> str:
     return FIXED_OPTIONS.get(dest, "--" + dest.replace("_", "-"))
 
 
-def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
+def given_settings(args: argparse.Namespace) -> dict:
+    """The settings given on the command line, as a run records them: a
+    profile path made absolute, `--stall-frames 0` as None (never)."""
     names = {f.name for f in fields(EvolutionConfig)}
     values = {k: v for k, v in vars(args).items()
               if k in names and v is not None}
@@ -164,28 +169,82 @@ def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
             # find it from any directory.
             values[key] = [str(Path(s).resolve()) if s.endswith(".toml") else s
                            for s in values[key]]
-    return EvolutionConfig(**values)
+    return values
+
+
+def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
+    return EvolutionConfig(**given_settings(args))
+
+
+def differences_from_checkpoint(args: argparse.Namespace, saved: EvolutionConfig,
+                                run_dir: Path) -> list[str]:
+    """Each setting given with --resume that the checkpoint fixes and that
+    differs from it, as "--option VALUE (recorded: VALUE)". A requeued
+    command line repeats the settings of the run: equal ones are no
+    difference, compared as the run records them (stage sets expanded)."""
+    recorded = saved.to_dict()
+    out = []
+    for name, value in given_settings(args).items():
+        if name in RESUMABLE:
+            continue
+        if name in ("stages", "test_stages"):
+            same = _same_stages(value, recorded[name], run_dir)
+        else:
+            same = value == recorded[name]
+        if not same:
+            out.append(f"{_option(name)} {_shown(name, value)} "
+                       f"(recorded: {_shown(name, recorded[name])})")
+    if args.out is not None and not _same_directory(args.out, run_dir):
+        out.append(f"--out {args.out} (the run is {run_dir})")
+    return out
+
+
+def _same_stages(given: list[str], recorded: list[str], run_dir: Path) -> bool:
+    try:
+        given = expand_stages(given)
+    except StageSetError as exc:
+        raise ConfigError(str(exc)) from None
+    recorded = expand_stages(recorded)
+    # A profile that moved is replaced by the run's copy of it: either
+    # path names the recorded stage.
+    return len(given) == len(recorded) and all(
+        g in (r, locate_stage(r, run_dir)) for g, r in zip(given, recorded))
+
+
+def _same_directory(a: str, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _shown(name: str, value: object) -> str:
+    """A setting as an option would give it."""
+    if value is None:
+        return "0" if name == "stall_frames" else "none"
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value)) or "none"
+    return str(value)
 
 
 def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfig:
     """The checkpoint's settings, with the resumable ones given on the
-    command line; refuses anything else given, and a config.json that is
-    not the checkpoint's."""
-    names = {f.name for f in fields(EvolutionConfig)} | set(FIXED_OPTIONS)
-    fixed = [_option(k) for k, v in vars(args).items()
-             if k in names and k not in RESUMABLE and v is not None]
-    if fixed:
-        raise ConfigError(
-            f"{', '.join(fixed)} cannot be given with --resume: a run continues with "
-            f"the settings of its checkpoint; accepted with --resume: --generations, "
-            f"--workers, --checkpoint-every, --engine, --scheduler (or start a new "
-            f"run in another --out)")
+    command line; refuses any other setting given that differs from the
+    checkpoint's, and a config.json that is not the checkpoint's."""
     remove_stale_temporaries(run_dir)
     ckpt = load_checkpoint(run_dir)
     try:
         saved = EvolutionConfig.from_dict(ckpt.config)
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{run_dir / CHECKPOINT_NAME}: bad settings ({exc})") from None
+    differ = differences_from_checkpoint(args, saved, run_dir)
+    if differ:
+        raise ConfigError(
+            f"settings that differ from the checkpoint's cannot be given with "
+            f"--resume: {', '.join(differ)}; a run continues with the settings of "
+            f"its checkpoint: give them as recorded or leave them out (or start a "
+            f"new run in another --out); accepted changes: --generations, --workers, "
+            f"--checkpoint-every, --engine, --scheduler")
     recorded = read_config(run_dir)
 
     def settings(config: EvolutionConfig) -> dict:
