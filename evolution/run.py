@@ -518,13 +518,13 @@ def _where(config: EvolutionConfig) -> str:
 
 def _prepare_engine(quiet: bool) -> None:
     """Compile the engine, or load it from its cache, saying so first: a
-    first compile takes about a minute and must not look like a hang. (A
+    first compile takes tens of seconds and must not look like a hang. (A
     signal meanwhile is held until it is ready: `signals_held`.)"""
-    from speednik.engine import warm_up
+    from speednik.engine import FIRST_COMPILE, warm_up
 
     if not quiet:
-        print("loading the compiled engine (the first use on a machine compiles "
-              "it, about a minute) ...", end=" ", flush=True)
+        print(f"loading the compiled engine (the first use on a machine compiles "
+              f"it: {FIRST_COMPILE}) ...", end=" ", flush=True)
     t0 = time.perf_counter()
     try:
         warm_up()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -275,6 +276,22 @@ def test_a_relative_stage_path_works_from_anywhere(tmp_path):
     assert replay.returncode == 0 and "matches" in replay.stdout, replay.stderr
     resumed = run_cli("--resume", run, "--generations", "3", "--quiet", cwd=elsewhere)
     assert resumed.returncode == 0, resumed.stderr
+
+
+def test_the_first_compile_time_is_said_in_one_place(capsys, monkeypatch):
+    """The notice before loading the engine says how long a first compile
+    takes; the README refers to it instead of giving a figure of its own."""
+    import speednik.engine as engine
+    from evolution import run
+
+    monkeypatch.setattr(engine, "warm_up", lambda: None)
+    run._prepare_engine(quiet=False)
+    assert engine.FIRST_COMPILE in capsys.readouterr().out
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in readme.split("\n\n")
+                     if "first use on a machine compiles" in p)
+    assert "announced" in paragraph
+    assert not re.search(r"\d+\s*s\b|minute", paragraph), paragraph
 
 
 # -- limits checked before anything runs -------------------------------------------------
