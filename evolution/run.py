@@ -9,6 +9,7 @@ its command).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import subprocess
@@ -29,6 +30,7 @@ from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError
 from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
+from runners.parallel import MAX_WORKER_DEATHS
 from runners.genome_file import locate_stage
 from speednik.stages import StageSetError, expand_stages
 
@@ -51,9 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "over the 8 actions, or a one-hidden-layer MLP) that play "
                     "Speednik stages. Fitness is the episode's total reward, "
                     "averaged over the training stages.",
-        epilog="exit status: 0 done; 1 the run failed (its last finished generation is "
-               "checkpointed); 2 bad input; 130 Ctrl-C, 143 SIGTERM (checkpointed, "
-               "continue with --resume).")
+        epilog=f"exit status: 0 done; 1 the run failed (its last finished generation is "
+               f"checkpointed): an episode raised, the Dask scheduler was lost, or worker "
+               f"processes died {MAX_WORKER_DEATHS} times in all (a worker that dies "
+               f"before that costs nothing: its episodes run again); 2 bad input; 130 "
+               f"Ctrl-C, 143 SIGTERM (checkpointed, continue with --resume).")
 
     def opt(*names: str, help: str, default_of: str | None = None, **kw) -> None:
         name = default_of or names[0].lstrip("-").replace("-", "_")
@@ -439,8 +443,9 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
         # On a cluster the workers load the engine, not this process.
         if config.engine == "compiled" and config.scheduler is None:
             _prepare_engine(args.quiet)
-        outcome = evolve(config, run_dir, resume=args.resume is not None,
-                         report=make_reporter(args.quiet))
+        with ClusterLines(args.quiet):
+            outcome = evolve(config, run_dir, resume=args.resume is not None,
+                             report=make_reporter(args.quiet))
     except KeyboardInterrupt:
         # During the first generation: nothing finished, nothing to resume.
         if args.resume is None:
@@ -514,6 +519,36 @@ def _where(config: EvolutionConfig) -> str:
     if config.scheduler == "local":
         return f"a local Dask cluster of {config.workers} worker(s)"
     return f"the Dask cluster at {config.scheduler}"
+
+
+class ClusterLines(logging.Handler):
+    """What the cluster says (`evolution.cluster`'s logger) as lines of this
+    command, while a run goes on: whom it connected to and how many workers
+    it has on stdout (not with --quiet), a wait for workers on stderr
+    (always: a run must not wait in silence)."""
+
+    def __init__(self, quiet: bool) -> None:
+        super().__init__(logging.INFO)
+        self.quiet = quiet
+        self.logger = logging.getLogger("evolution.cluster")
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING:
+            print(f"evolution.run: {record.getMessage()}", file=sys.stderr, flush=True)
+        elif not self.quiet:
+            print(record.getMessage(), flush=True)
+
+    def __enter__(self) -> ClusterLines:
+        self._before = (self.logger.level, self.logger.propagate)
+        self.logger.setLevel(logging.INFO)
+        self.logger.propagate = False
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self._before[0])
+        self.logger.propagate = self._before[1]
 
 
 def _prepare_engine(quiet: bool) -> None:
