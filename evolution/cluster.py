@@ -15,8 +15,14 @@ the worker through the compiled engine and returns each episode's
 the order they finish, and every episode is deterministic: the results are
 the same whatever the number of workers and whichever worker ran what. A
 worker lost mid-generation has its chunks run again elsewhere (Dask does
-that); a scheduler that cannot be reached, or is lost, raises
-`ClusterError` within seconds.
+that), until workers running the run's chunks have died
+`MAX_WORKER_DEATHS` times in all, which raises `ClusterError`, as does a
+scheduler that cannot be reached, or is lost, within seconds.
+
+What the cluster has to say goes to the `evolution.cluster` logger: whom
+it connected to and how many workers it has (INFO), and while it has none,
+a line every NO_WORKERS_NOTICE_SECONDS (WARNING): a run waits for workers
+as long as it takes, but not in silence.
 
 Dask is imported only when a cluster is used: `import evolution` and
 `python -m evolution.run --help` never load it.
@@ -27,17 +33,26 @@ import logging
 import math
 import re
 import threading
+import time
+import uuid
 from collections import OrderedDict
 from dataclasses import fields
 from typing import Any, Sequence
 
 import numpy as np
 
+from runners.parallel import MAX_WORKER_DEATHS
+
+log = logging.getLogger(__name__)
+
 LOCAL = "local"
 # Seconds to reach the scheduler at the start.
 CONNECT_SECONDS = 5.0
 # How often a waiting generation looks at the connection, s.
 POLL_SECONDS = 0.2
+# How often a generation that makes no progress looks for workers, and
+# says so while there are none, s.
+NO_WORKERS_NOTICE_SECONDS = 20.0
 # Chunks per worker thread: enough that a slow or lost worker leaves others
 # work to take over and episodes of unequal length even out, few enough that
 # the cost of a task stays small.
@@ -243,7 +258,7 @@ class DaskSession:
     process of `ClusterEvaluation`."""
 
     def __init__(self, scheduler: str, stages: Sequence[Any], settings: dict,
-                 workers: int = 1, engine: str = "compiled") -> None:
+                 workers: int = 1, engine: str = "compiled", notify=None) -> None:
         self.scheduler = check_scheduler(scheduler)
         self.stages = tuple(stages)
         self.settings = settings
@@ -252,6 +267,13 @@ class DaskSession:
         self.cluster = None
         self.client = None
         self.address: str | None = None
+        # Said while waiting (no workers); a callable of one line.
+        self.notify = notify or log.warning
+        # Workers that died running this session's chunks, and the chunks
+        # of the generation under way (the scheduler's events name them).
+        self.deaths = 0
+        self.max_deaths = MAX_WORKER_DEATHS
+        self._keys: frozenset = frozenset()
 
     # -- connection
 
@@ -297,6 +319,23 @@ class DaskSession:
                 raise ClusterError(f"cannot connect to the Dask scheduler at "
                                    f"{self.scheduler}: {type(exc).__name__}: {exc}") from None
         self.address = self.client.scheduler.address
+        self.client.subscribe_topic("all", self._on_event)
+
+    def _on_event(self, event) -> None:
+        """A scheduler event: a worker that left unexpectedly while running
+        chunks of this session died (killed, out of memory, its node lost)."""
+        _, message = event
+        if (isinstance(message, dict) and message.get("action") == "remove-worker"
+                and not message.get("expected", False)
+                and self._keys.intersection(message.get("processing-tasks") or ())):
+            self.deaths += 1
+
+    def _check_deaths(self) -> None:
+        if self.deaths >= self.max_deaths:
+            raise ClusterError(
+                f"Dask workers died {self.deaths} times while running this run's "
+                f"chunks (the limit: {self.max_deaths} deaths in all); are they "
+                f"running out of memory, or stopped by their batch system?")
 
     def _prepare_workers(self) -> None:
         try:
@@ -315,6 +354,11 @@ class DaskSession:
                 f"installed on every machine of the cluster?") from None
 
     def __exit__(self, *exc) -> None:
+        if self.client is not None:
+            try:
+                self.client.unsubscribe_topic("all")
+            except Exception:
+                pass
         for closing in (self.client, self.cluster):
             if closing is not None:
                 try:
@@ -360,14 +404,19 @@ class DaskSession:
             payload = [self._payload[self.stages.index(s)] if s in self.stages
                        else stage_payload(s) for s in stages]
         n = len(payload)
+        self._check_deaths()
         sizes = chunk_sizes(len(rows), n, self._threads_or_zero())
         futures: list = []
+        # The keys are known before the chunks go, so that a worker dying
+        # at once on one is counted.
+        keys = [f"evaluate_chunk-{uuid.uuid4().hex}" for _ in sizes]
+        self._keys = frozenset(keys)
         try:
             starts, at = [], 0
-            for size in sizes:
+            for size, key in zip(sizes, keys):
                 futures.append(self.client.submit(
                     evaluate_chunk, rows[at:at + size], payload, self.settings,
-                    self.engine, policy, pure=False))
+                    self.engine, policy, key=key, pure=False))
                 starts.append(at)
                 at += size
             self._wait(futures, stop)
@@ -418,14 +467,27 @@ class DaskSession:
 
         for future in futures:
             future.add_done_callback(done)
+        progress = looked = time.monotonic()
         with changed:
             while remaining:
                 if changed.wait(POLL_SECONDS):
+                    progress = looked = time.monotonic()
                     continue
                 if self.client.status not in ("running", "newly-created"):
                     raise self._lost(ConnectionError(f"client {self.client.status}"))
                 if stop is not None and stop():
                     raise Stopped
+                self._check_deaths()
+                if time.monotonic() - looked >= NO_WORKERS_NOTICE_SECONDS:
+                    looked = time.monotonic()
+                    self._say_if_no_workers(looked - progress)
+        self._check_deaths()
+
+    def _say_if_no_workers(self, waited: float) -> None:
+        if self._threads_or_zero() == 0:
+            self.notify(f"waiting for workers ({waited:.0f} s so far): the Dask scheduler "
+                        f"at {self.address} has none; start some with: dask worker "
+                        f"{self.address}")
 
     def _threads_or_zero(self) -> int:
         try:
@@ -468,8 +530,10 @@ def _serve(conn, scheduler: str, stages: tuple, settings: dict, workers: int,
     from runners import EpisodeError
 
     try:
-        with DaskSession(scheduler, stages, settings, workers, engine) as session:
-            conn.send(("ready", session.address, session.describe()))
+        with DaskSession(scheduler, stages, settings, workers, engine,
+                         notify=lambda line: conn.send(("note", line))) as session:
+            conn.send(("ready", session.address, session.describe(),
+                       session._threads_or_zero()))
             while True:
                 try:
                     message = conn.recv()
@@ -542,7 +606,11 @@ class ClusterEvaluation:
             reply = self._receive(START_SECONDS)
             if reply[0] != "ready":
                 self._raise(reply)
-            _, self.address, self.description = reply
+            _, self.address, self.description, threads = reply
+            log.info(f"connected to {self.description}")
+            if not threads:
+                log.warning(f"waiting: the Dask scheduler at {self.address} has no "
+                            f"workers yet; start some with: dask worker {self.address}")
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -583,22 +651,25 @@ class ClusterEvaluation:
                 for d in unpack_results(packed)]
 
     def _receive(self, seconds: float | None):
-        """The helper's next message; ClusterError if it ends first (or,
-        with `seconds`, does not answer in time)."""
-        import time
-
+        """The helper's next message, its notes said on the way (see
+        `log`); ClusterError if it ends first (or, with `seconds`, does not
+        answer in time)."""
         deadline = None if seconds is None else time.monotonic() + seconds
-        while not self._conn.poll(POLL_SECONDS):
-            if not self._process.is_alive() and not self._conn.poll(0):
-                raise ClusterError("the process holding the Dask client ended "
-                                   f"(exit status {self._process.exitcode})")
-            if deadline is not None and time.monotonic() > deadline:
-                raise ClusterError(f"the Dask cluster at {self.scheduler} was not "
-                                   f"ready within {seconds:g} s")
-        try:
-            return self._conn.recv()
-        except (EOFError, OSError):
-            raise ClusterError("the process holding the Dask client ended") from None
+        while True:
+            while not self._conn.poll(POLL_SECONDS):
+                if not self._process.is_alive() and not self._conn.poll(0):
+                    raise ClusterError("the process holding the Dask client ended "
+                                       f"(exit status {self._process.exitcode})")
+                if deadline is not None and time.monotonic() > deadline:
+                    raise ClusterError(f"the Dask cluster at {self.scheduler} was not "
+                                       f"ready within {seconds:g} s")
+            try:
+                message = self._conn.recv()
+            except (EOFError, OSError):
+                raise ClusterError("the process holding the Dask client ended") from None
+            if message[0] != "note":
+                return message
+            log.warning(message[1])
 
     @staticmethod
     def _raise(reply) -> None:

@@ -9,6 +9,7 @@ its command).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import subprocess
@@ -29,11 +30,13 @@ from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError
 from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
+from runners.parallel import MAX_WORKER_DEATHS
 from runners.genome_file import locate_stage
-from evolution.strategy import STRATEGIES, list_strategies
+from evolution.strategy import STRATEGIES, all_settings, list_strategies
 from runners.policies import POLICY_FAMILIES, list_policies
 from runners.result import ending
 from speednik.observation import OBSERVATIONS
+from speednik.stages import StageSetError, expand_stages
 
 DEFAULTS = EvolutionConfig.__dataclass_fields__
 
@@ -53,9 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evolve policies (see --policy) that play Speednik stages, "
                     "with a search strategy (see --algorithm). Fitness is the "
                     "episode's total reward, averaged over the training stages.",
-        epilog="exit status: 0 done; 1 the run failed (its last finished generation is "
-               "checkpointed); 2 bad input; 130 Ctrl-C, 143 SIGTERM (checkpointed, "
-               "continue with --resume).")
+        epilog=f"exit status: 0 done; 1 the run failed (its last finished generation is "
+               f"checkpointed): an episode raised, the Dask scheduler was lost, or worker "
+               f"processes died {MAX_WORKER_DEATHS} times in all (a worker that dies "
+               f"before that costs nothing: its episodes run again); 2 bad input; 130 "
+               f"Ctrl-C, 143 SIGTERM (checkpointed, continue with --resume).")
 
     def opt(*names: str, help: str, default_of: str | None = None, **kw) -> None:
         name = default_of or names[0].lstrip("-").replace("-", "_")
@@ -83,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
              "never influence the run")
     opt("--test-every", type=int, metavar="N",
         help="generations between held-out tests (and the last one)")
+    opt("--validation-stage", dest="validation_stages", nargs="+", metavar="NAME",
+        default_of="validation_stages",
+        help="validation stages (same forms as --stage): every --test-every "
+             "generations the candidates the run keeps are played on them, and the "
+             "best there becomes best.json's genome (and the one the held-out test "
+             "plays); they never steer the search")
     opt("--observation",
         help="what the policy sees: " + "; ".join(
             f"'{e.name}' ({e.size} values: {e.description})" for e in OBSERVATIONS.values()))
@@ -96,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--algorithm", choices=list_strategies(),
         help="the search: " + "; ".join(
             f"'{e.name}' ({e.summary})" for e in STRATEGIES.values()))
+    for entry in STRATEGIES.values():
+        for setting in entry.settings:
+            target.add_argument(
+                setting.flag, dest=setting.name, type=int if setting.whole else float,
+                default=None, metavar="X",
+                help=f"{setting.help} of --algorithm {entry.name} (default: "
+                     f"{setting.default:g})")
     opt("--seed", type=int, help="the one seed every random choice flows from")
     opt("--engine", choices=ENGINES,
         help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
@@ -121,9 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--out", help="run directory, new or empty (default: runs/<stage>-seed<seed>, "
                       "numbered -2, -3, ... when taken)")
     opt("--resume", metavar="RUN_DIR",
-        help="continue a run from its checkpoint with the settings it holds; only "
+        help="continue a run from its checkpoint with the settings it holds: "
              "--generations (the total to reach), --workers, --checkpoint-every, "
-             "--engine and --scheduler may be given with it")
+             "--engine and --scheduler may change; any other setting given (a "
+             "requeued command line repeats them all, --out RUN_DIR included) must "
+             "equal the checkpoint's")
     opt("--checkpoint-every", type=int,
         help="write the checkpoint every N generations (and at the end, on Ctrl-C "
              "and on SIGTERM)")
@@ -148,56 +168,125 @@ def build_parser() -> argparse.ArgumentParser:
 
 # May be given with --resume; every other setting comes from the checkpoint.
 RESUMABLE = ("generations", "workers", "checkpoint_every", "engine", "scheduler")
-# Options that are not settings of EvolutionConfig but are fixed on --resume.
-FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage", "out": "--out"}
+# Options named otherwise than their setting.
+FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage",
+                 "validation_stages": "--validation-stage", "out": "--out"}
+STAGE_LISTS = ("stages", "test_stages", "validation_stages")
 
 
 def _option(dest: str) -> str:
     return FIXED_OPTIONS.get(dest, "--" + dest.replace("_", "-"))
 
 
-def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
+def given_settings(args: argparse.Namespace) -> dict:
+    """The settings given on the command line, as a run records them: a
+    profile path made absolute, `--stall-frames 0` as None (never)."""
     names = {f.name for f in fields(EvolutionConfig)}
     values = {k: v for k, v in vars(args).items()
               if k in names and v is not None}
     if args.stall_frames == 0:
         values["stall_frames"] = None
-    for key in ("stages", "test_stages"):
+    options = {name: getattr(args, name) for name in all_settings()
+               if getattr(args, name, None) is not None}
+    if options:
+        values["options"] = options
+    for key in STAGE_LISTS:
         if key in values:
             # A profile path is recorded absolute, so that replay and resume
             # find it from any directory.
             values[key] = [str(Path(s).resolve()) if s.endswith(".toml") else s
                            for s in values[key]]
-    return EvolutionConfig(**values)
+    return values
+
+
+def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
+    return EvolutionConfig(**given_settings(args))
+
+
+def differences_from_checkpoint(args: argparse.Namespace, saved: EvolutionConfig,
+                                run_dir: Path) -> list[str]:
+    """Each setting given with --resume that the checkpoint fixes and that
+    differs from it, as "--option VALUE (recorded: VALUE)". A requeued
+    command line repeats the settings of the run: equal ones are no
+    difference, compared as the run records them (stage sets expanded)."""
+    recorded = saved.to_dict()
+    out = []
+    for name, value in given_settings(args).items():
+        if name in RESUMABLE:
+            continue
+        if name == "options":
+            for option, given in value.items():
+                held = recorded["options"].get(option)
+                if given != held:
+                    out.append(f"{all_settings()[option][1].flag} {given} "
+                               f"(recorded: {'none' if held is None else held})")
+            continue
+        if name in STAGE_LISTS:
+            same = _same_stages(value, recorded[name], run_dir)
+        else:
+            same = value == recorded[name]
+        if not same:
+            out.append(f"{_option(name)} {_shown(name, value)} "
+                       f"(recorded: {_shown(name, recorded[name])})")
+    if args.out is not None and not _same_directory(args.out, run_dir):
+        out.append(f"--out {args.out} (the run is {run_dir})")
+    return out
+
+
+def _same_stages(given: list[str], recorded: list[str], run_dir: Path) -> bool:
+    try:
+        given = expand_stages(given)
+    except StageSetError as exc:
+        raise ConfigError(str(exc)) from None
+    recorded = expand_stages(recorded)
+    # A profile that moved is replaced by the run's copy of it: either
+    # path names the recorded stage.
+    return len(given) == len(recorded) and all(
+        g in (r, locate_stage(r, run_dir)) for g, r in zip(given, recorded))
+
+
+def _same_directory(a: str, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _shown(name: str, value: object) -> str:
+    """A setting as an option would give it."""
+    if value is None:
+        return "0" if name == "stall_frames" else "none"
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value)) or "none"
+    return str(value)
 
 
 def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfig:
     """The checkpoint's settings, with the resumable ones given on the
-    command line; refuses anything else given, and a config.json that is
-    not the checkpoint's."""
-    names = {f.name for f in fields(EvolutionConfig)} | set(FIXED_OPTIONS)
-    fixed = [_option(k) for k, v in vars(args).items()
-             if k in names and k not in RESUMABLE and v is not None]
-    if fixed:
-        raise ConfigError(
-            f"{', '.join(fixed)} cannot be given with --resume: a run continues with "
-            f"the settings of its checkpoint; accepted with --resume: --generations, "
-            f"--workers, --checkpoint-every, --engine, --scheduler (or start a new "
-            f"run in another --out)")
+    command line; refuses any other setting given that differs from the
+    checkpoint's, and a config.json that is not the checkpoint's."""
     remove_stale_temporaries(run_dir)
     ckpt = load_checkpoint(run_dir)
     try:
         saved = EvolutionConfig.from_dict(ckpt.config)
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{run_dir / CHECKPOINT_NAME}: bad settings ({exc})") from None
+    differ = differences_from_checkpoint(args, saved, run_dir)
+    if differ:
+        raise ConfigError(
+            f"settings that differ from the checkpoint's cannot be given with "
+            f"--resume: {', '.join(differ)}; a run continues with the settings of "
+            f"its checkpoint: give them as recorded or leave them out (or start a "
+            f"new run in another --out); accepted changes: --generations, --workers, "
+            f"--checkpoint-every, --engine, --scheduler")
     recorded = read_config(run_dir)
 
     def settings(config: EvolutionConfig) -> dict:
         # A profile that moved is replaced by the run's copy of it; either
         # name means the same stage.
-        return dict(config.to_dict(),
-                    stages=[locate_stage(s, run_dir) for s in config.stages],
-                    test_stages=[locate_stage(s, run_dir) for s in config.test_stages])
+        return dict(config.to_dict(), **{
+            key: [locate_stage(s, run_dir) for s in getattr(config, key)]
+            for key in STAGE_LISTS})
 
     differ = [k for k, v in settings(saved).items()
               if k not in RESUMABLE and settings(recorded)[k] != v]
@@ -210,7 +299,9 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
     # A cluster belongs to this invocation: without --scheduler the run
     # continues in this process, whatever the last invocation used.
     tests = tuple(locate_stage(s, run_dir) for s in saved.test_stages)
+    checks = tuple(locate_stage(s, run_dir) for s in saved.validation_stages)
     return saved.replace(stages=list(stages), test_stages=list(tests),
+                         validation_stages=list(checks),
                          scheduler=args.scheduler, **{
                              a: getattr(args, a) for a in RESUMABLE
                              if getattr(args, a) is not None and a != "scheduler"})
@@ -383,8 +474,9 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
         # On a cluster the workers load the engine, not this process.
         if config.engine == "compiled" and config.scheduler is None:
             _prepare_engine(args.quiet)
-        outcome = evolve(config, run_dir, resume=args.resume is not None,
-                         report=make_reporter(args.quiet))
+        with ClusterLines(args.quiet):
+            outcome = evolve(config, run_dir, resume=args.resume is not None,
+                             report=make_reporter(args.quiet))
     except KeyboardInterrupt:
         # During the first generation: nothing finished, nothing to resume.
         if args.resume is None:
@@ -468,15 +560,45 @@ def _where(config: EvolutionConfig) -> str:
     return f"the Dask cluster at {config.scheduler}"
 
 
+class ClusterLines(logging.Handler):
+    """What the cluster says (`evolution.cluster`'s logger) as lines of this
+    command, while a run goes on: whom it connected to and how many workers
+    it has on stdout (not with --quiet), a wait for workers on stderr
+    (always: a run must not wait in silence)."""
+
+    def __init__(self, quiet: bool) -> None:
+        super().__init__(logging.INFO)
+        self.quiet = quiet
+        self.logger = logging.getLogger("evolution.cluster")
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING:
+            print(f"evolution.run: {record.getMessage()}", file=sys.stderr, flush=True)
+        elif not self.quiet:
+            print(record.getMessage(), flush=True)
+
+    def __enter__(self) -> ClusterLines:
+        self._before = (self.logger.level, self.logger.propagate)
+        self.logger.setLevel(logging.INFO)
+        self.logger.propagate = False
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self._before[0])
+        self.logger.propagate = self._before[1]
+
+
 def _prepare_engine(quiet: bool) -> None:
     """Compile the engine, or load it from its cache, saying so first: a
-    first compile takes about a minute and must not look like a hang. (A
+    first compile takes tens of seconds and must not look like a hang. (A
     signal meanwhile is held until it is ready: `signals_held`.)"""
-    from speednik.engine import warm_up
+    from speednik.engine import FIRST_COMPILE, warm_up
 
     if not quiet:
-        print("loading the compiled engine (the first use on a machine compiles "
-              "it, about a minute) ...", end=" ", flush=True)
+        print(f"loading the compiled engine (the first use on a machine compiles "
+              f"it: {FIRST_COMPILE}) ...", end=" ", flush=True)
     t0 = time.perf_counter()
     try:
         warm_up()

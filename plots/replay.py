@@ -20,7 +20,7 @@ from typing import Sequence
 
 from plots.animation import write_replay_gif
 from plots.stage_map import plot_stage_map
-from runners.replay import EXIT_FAILED, EXIT_OK, positive_whole
+from runners.replay import EXIT_FAILED, EXIT_OK, parse_replay_args, positive_whole
 from runners.replay import build_parser as replay_parser
 from runners.replay import run_replay
 from runners.result import EpisodeResult
@@ -31,7 +31,7 @@ ERROR_NAME = "plots replay"
 
 def build_parser() -> argparse.ArgumentParser:
     p = replay_parser(prog="python -m plots replay", error_name=ERROR_NAME)
-    p.usage = ("%(prog)s (RUN_DIR_OR_GENOME_FILE | --agent NAME) [--stage NAME] "
+    p.usage = ("%(prog)s (RUN_DIR_OR_GENOME_FILE | --agent NAME) [--stage NAME ...] "
                "[--max-steps N] [--plot FILE] [--gif FILE] [--gif-stride N] "
                "[--gif-max-frames N] [--gif-scale N]")
     p.description = p.description.rsplit("\n\npictures", 1)[0] + (
@@ -65,7 +65,7 @@ def output_path(path: Path, stage_name: str, several: bool) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_replay_args(parser, argv)
     if args.plot is None and args.gif is None:
         parser.error("nothing to draw: give --plot FILE and/or --gif FILE "
                      "(python -m runners.replay replays without pictures)")

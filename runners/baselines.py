@@ -2,6 +2,7 @@
 
     python -m runners.baselines                          every baseline, every stage
     python -m runners.baselines --stage hillside --agent jump-runner
+    python -m runners.baselines --stage gen:easy:0-9 gen:hard:0-9 --agent jump-runner spindash
     python -m runners.baselines --markdown               a Markdown table for the README
 
 Columns: stage, agent, progress (% of the way from start to goal), rings
@@ -19,6 +20,7 @@ from speednik.stages import StageSetError, expand_stages, is_stage_set, list_sta
 from runners.agents import BASELINES
 from runners.cli import OneLineParser
 from runners.parallel import RunnerConfig, run_episodes
+from runners.replay import completion_lines
 from runners.result import EpisodeResult
 
 HEADERS = ("stage", "agent", "progress", "rings", "frames", "done", "reward")
@@ -53,12 +55,13 @@ def format_table(rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
 def _parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m runners.baselines",
                 description="Run the baseline agents on the stages and print a table.")
-    p.add_argument("--stage", action="append", metavar="NAME",
-                   help=f"a stage to run (repeatable): a built-in name, a .toml "
-                        f"profile path or a generated set gen:DIFFICULTY:SEEDS "
-                        f"(default: all of {', '.join(list_stages())})")
-    p.add_argument("--agent", action="append", metavar="NAME",
-                   help=f"a baseline to run (repeatable; default: all of "
+    p.add_argument("--stage", action="extend", nargs="+", metavar="NAME",
+                   help=f"the stages to run, one or more: built-in names, .toml "
+                        f"profile paths or generated sets gen:DIFFICULTY:SEEDS, each "
+                        f"set ending with its completion rate (default: all of "
+                        f"{', '.join(list_stages())})")
+    p.add_argument("--agent", action="extend", nargs="+", metavar="NAME",
+                   help=f"the baselines to run, one or more (default: all of "
                         f"{', '.join(BASELINES)})")
     p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, metavar="N",
                    help=f"frames per episode (default {DEFAULT_MAX_STEPS})")
@@ -71,11 +74,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    stages = args.stage or list_stages()
+    given = args.stage or list_stages()
     agents = args.agent or list(BASELINES)
-    from_set = any(is_stage_set(s) for s in stages)
+    from_set = any(is_stage_set(s) for s in given)
     try:
-        stages = expand_stages(stages)
+        stages = expand_stages(given)
     except StageSetError as e:
         parser.error(str(e))
     bad = [s for s in stages if s not in list_stages() and not is_stage_set(s)
@@ -104,10 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(format_table(_rows(pairs, results), markdown=args.markdown))
     if from_set:
         for agent in agents:
-            done = sum(1 for (a, _), r in zip(pairs, results)
-                       if a == agent and r.metrics["goal_reached"])
-            print(f"{agent}: completed {done} of {len(stages)} stages "
-                  f"({100 * done / len(stages):.1f}%)")
+            mine = [r for (a, _), r in zip(pairs, results) if a == agent]
+            for line in completion_lines(given, mine):
+                print(f"{agent}: {line}" if line.startswith("completed")
+                      else f"{agent} on {line}")
     return 0
 
 

@@ -28,8 +28,10 @@ Where the work runs:
 
 Errors: an exception in an episode is raised here as `EpisodeError` naming
 the item's index and a short description of it. A worker process that
-dies has its batch run again on fresh workers (`RESTARTS` times, then
-`WorkerDiedError`). Ctrl-C (KeyboardInterrupt) and any other error stop
+dies has its batch run again on fresh workers; the `MAX_WORKER_DEATHS`-th
+death in the life of a pool (an evolution run keeps one for the whole
+run) raises `WorkerDiedError` instead. A worker killed while it sends a
+result back is a death like any other, whatever the result's size. Ctrl-C (KeyboardInterrupt) and any other error stop
 the pool's processes at once; nothing is left running and nothing hangs.
 Workers ignore SIGINT and SIGTERM (their parent handles them) and leave
 quietly if their parent is killed.
@@ -43,7 +45,8 @@ import signal
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor
+from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import partial
@@ -228,9 +231,16 @@ def _check_picklable(jobs: Sequence[_Job]) -> None:
 
 # -- the pool ---------------------------------------------------------------------------
 
-# Times a batch is run again on fresh workers after a worker process died
-# (killed by a user or the out-of-memory killer); then WorkerDiedError.
-RESTARTS = 2
+# A pool stops at this many deaths of its worker processes (killed by a
+# user or the out-of-memory killer), counted over its whole life, not per
+# batch: before that each batch a death interrupted runs again on fresh
+# workers; a run whose workers keep dying stops instead of going on forever.
+MAX_WORKER_DEATHS = 5
+# A worker killed while writing a result larger than the pipe's buffer
+# leaves a part of it in the pipe, and the executor's result thread then
+# waits forever for the rest instead of seeing the death. A worker gone
+# this long (s) without the executor saying so is such a death.
+UNNOTICED_DEATH_SECONDS = 2.0
 
 
 def serve_parent() -> None:
@@ -263,8 +273,9 @@ class EpisodePool:
     episodes.
 
     A worker that dies mid-batch breaks the executor (`BrokenProcessPool`);
-    the batch then runs again on fresh workers, up to `RESTARTS` times,
-    before `WorkerDiedError`. Results are the same either way: episodes are
+    the batch then runs again on fresh workers, until the pool has seen
+    `max_deaths` deaths in all (`MAX_WORKER_DEATHS`): then
+    `WorkerDiedError`. Results are the same either way: episodes are
     deterministic. An episode's own error (`EpisodeError`), Ctrl-C or any
     other exception stops the workers at once and is raised.
 
@@ -273,13 +284,16 @@ class EpisodePool:
     """
 
     def __init__(self, workers: int | None = None, start_method: str | None = None,
-                 chunksize: int | None = None) -> None:
+                 chunksize: int | None = None,
+                 max_deaths: int = MAX_WORKER_DEATHS) -> None:
         if workers is None:
             workers = os.cpu_count() or 1
         self.workers = _positive_int(workers, "workers")
         self.chunksize = None if chunksize is None else _positive_int(chunksize, "chunksize")
         self._context = multiprocessing.get_context(start_method)
         self.start_method = self._context.get_start_method()
+        self.max_deaths = _positive_int(max_deaths, "max_deaths")
+        # Deaths of worker processes so far, each one a restart of the pool.
         self.restarts = 0
         self._executor: ProcessPoolExecutor | None = self._new_executor()
 
@@ -295,19 +309,21 @@ class EpisodePool:
         cs = self.chunksize or _auto_chunksize(len(items), self.workers)
         chunks = [items[i:i + cs] for i in range(0, len(items), cs)]
         try:
-            for attempt in range(RESTARTS + 1):
+            while True:
                 done: list[Any] = []
                 try:
                     futures = [self._executor.submit(_map_chunk, func, c) for c in chunks]
+                    self._wait_for(futures)
                     for future in futures:
                         done.extend(future.result())
                     return done
                 except BrokenProcessPool:
                     self._stop_workers()
-                    if attempt == RESTARTS:
+                    if self.restarts + 1 >= self.max_deaths:
                         raise WorkerDiedError(
-                            f"a worker process died while running episodes, "
-                            f"{RESTARTS + 1} times in a row; the first unfinished is "
+                            f"worker processes died {self.restarts + 1} times while "
+                            f"running episodes (the limit: {self.max_deaths} deaths in "
+                            f"all); the first unfinished is "
                             f"{_describe(items, len(done))}") from None
                     self.restarts += 1
                     self._executor = self._new_executor()
@@ -316,6 +332,24 @@ class EpisodePool:
             self.terminate()
             raise
         raise AssertionError("unreachable")
+
+    def _wait_for(self, futures: list) -> None:
+        """Until every future is done or one failed; `BrokenProcessPool`
+        when a worker is gone and the executor has not noticed it in
+        UNNOTICED_DEATH_SECONDS (see there)."""
+        gone_since = None
+        while True:
+            finished, pending = wait_futures(futures, timeout=POLL_SECONDS,
+                                             return_when=FIRST_EXCEPTION)
+            if not pending or any(f.exception() is not None for f in finished):
+                return
+            processes = (getattr(self._executor, "_processes", None) or {}).values()
+            if not any(p.exitcode is not None for p in list(processes)):
+                gone_since = None
+            elif gone_since is None:
+                gone_since = time.monotonic()
+            elif time.monotonic() - gone_since > UNNOTICED_DEATH_SECONDS:
+                raise BrokenProcessPool("a worker process died while sending a result")
 
     def run(self, items: Iterable[Any], config: RunnerConfig | None = None) -> list[EpisodeResult]:
         """Run a batch of episodes (see `run_episodes`)."""
@@ -340,17 +374,24 @@ class EpisodePool:
         # shutdown() waits for running episodes (possibly long ones); the
         # workers are killed instead, as ProcessPoolExecutor.kill_workers
         # (Python 3.14) does. SIGKILL, since they ignore SIGTERM.
+        results = getattr(executor, "_result_queue", None)
         kill = getattr(executor, "kill_workers", None)
         if kill is not None:
             kill()
-            return
-        processes = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.kill()
-        for process in processes:
-            process.join()
+        else:
+            processes = list((getattr(executor, "_processes", None) or {}).values())
+            executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                if process.is_alive():
+                    process.kill()
+            for process in processes:
+                process.join()
+        # The executor's thread may be waiting for the rest of a result a
+        # killed worker never finished writing: closing this process's end
+        # of the pipe lets it see the end once the workers are gone.
+        writer = getattr(results, "_writer", None)
+        if writer is not None:
+            writer.close()
 
     def __enter__(self) -> EpisodePool:
         return self

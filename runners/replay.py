@@ -4,6 +4,7 @@
     python -m runners.replay runs/hill/best.json --stage pipeworks
     python -m runners.replay --agent jump-runner --stage hillside
     python -m runners.replay runs/gen --stage gen:medium:1000-1099   held-out stages
+    python -m runners.replay runs/gen --stage gen:easy:0-9 gen:hard:0-9   several
 
 The genome file is read by `runners.genome_file`. The policy is rebuilt
 from it and played with the observation, `max_steps` and `stall_frames` it
@@ -12,8 +13,9 @@ equal the recorded fitness (the game is deterministic); the command prints
 both and exits with status 1 when they differ. `--stage` plays it
 elsewhere instead: that is how a genome's generalisation is tried. A
 generated set (`gen:DIFFICULTY:SEEDS`) plays each of its stages and ends
-with the completion rate; pictures are then drawn of the stages it failed
-(at most `MAX_FAILED_PICTURES`).
+with the completion rate (of each set and of all, when several are named);
+pictures are then drawn of the stages it failed (at most
+`MAX_FAILED_PICTURES`).
 
 Pictures of a replay (the run over the stage map, an animation) are drawn
 by `python -m plots replay ... --plot FILE --gif FILE`, which is this
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from runners.agents import BASELINES, make_baseline
@@ -119,6 +122,20 @@ def completion_line(results: Sequence[EpisodeResult]) -> str:
             f"({100 * done / len(results):.1f}%)")
 
 
+def completion_lines(given: Sequence[str], results: Sequence[EpisodeResult]) -> list[str]:
+    """The completion rate of each stage or set named in `given` (when
+    several were), then of all: `results` are in the order `given`
+    expands to, as a run's held-out report counts them."""
+    lines = []
+    if len(given) > 1:
+        at = 0
+        for name in given:
+            count = len(expand_stages([name]))
+            lines.append(f"{name}: {completion_line(results[at:at + count])}")
+            at += count
+    return lines + [completion_line(results)]
+
+
 def fitness_report(fitness: float, recorded: float | None, stages: int) -> tuple[str, bool]:
     """The line comparing a replayed fitness with the recorded one, and
     whether they match (True when nothing was recorded)."""
@@ -146,7 +163,7 @@ def build_parser(prog: str = "python -m runners.replay",
                  error_name: str = "replay") -> argparse.ArgumentParser:
     p = OneLineParser(
         prog=prog, error_name=error_name,
-        usage="%(prog)s (RUN_DIR_OR_GENOME_FILE | --agent NAME) [--stage NAME] "
+        usage="%(prog)s (RUN_DIR_OR_GENOME_FILE | --agent NAME) [--stage NAME ...] "
               "[--max-steps N]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Replay an evolved genome (or a baseline agent) and print how it did:\n"
@@ -155,12 +172,15 @@ def build_parser(prog: str = "python -m runners.replay",
                     "examples:\n"
                     f"  {prog} runs/hill\n"
                     f"  {prog} runs/hill/best.json --stage pipeworks\n"
+                    f"  {prog} runs/gen --stage gen:easy:1000-1099 gen:hard:1000-1099\n"
                     f"  {prog} --agent jump-runner --stage hillside\n\n"
                     "pictures of a replay: python -m plots replay ... --plot FILE --gif FILE",
         epilog="exit status: 0 done; 1 the replayed fitness differs from the recorded\n"
                "one, or a picture could not be written; 2 bad input.")
     what = p.add_argument_group("what to replay (give exactly one)")
-    who = what.add_mutually_exclusive_group(required=True)
+    # Required, but checked by parse_replay_args, which first takes back a
+    # genome written after --stage's names.
+    who = what.add_mutually_exclusive_group()
     who.add_argument("genome", nargs="?", metavar="RUN_DIR_OR_GENOME_FILE",
                      help=f"an evolution run directory (its {BEST_NAME} is used) or a "
                           f"genome file in that format; replayed with the observation, "
@@ -169,11 +189,12 @@ def build_parser(prog: str = "python -m runners.replay",
     who.add_argument("--agent", metavar="NAME",
                      help=f"replay a baseline agent instead of a genome: "
                           f"{', '.join(BASELINES)}")
-    p.add_argument("--stage", action="append", metavar="NAME",
-                   help=f"the stage to play (repeatable): a built-in name "
-                        f"({', '.join(list_stages())}), a .toml profile path, or a "
-                        f"generated set gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages, "
-                        f"ending with the completion rate). Default: "
+    p.add_argument("--stage", action="extend", nargs="+", metavar="NAME",
+                   help=f"the stages to play, one or more: built-in names "
+                        f"({', '.join(list_stages())}), .toml profile paths, or "
+                        f"generated sets gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages, "
+                        f"a row each, ending with the completion rate of each set and "
+                        f"of all). Default: "
                         f"the genome's own stages (then the fitness is checked), or every "
                         f"built-in stage for --agent")
     p.add_argument("--max-steps", type=positive_whole, metavar="N",
@@ -183,8 +204,26 @@ def build_parser(prog: str = "python -m runners.replay",
     return p
 
 
+def parse_replay_args(parser: argparse.ArgumentParser,
+                      argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The arguments of a replay command (`build_parser`). --stage takes
+    one or more names, so in `--stage hillside runs/hill` it swallows the
+    genome: a run directory or .json file is never a stage, and is taken
+    back as the genome."""
+    args = parser.parse_args(argv)
+    if args.genome is None and args.agent is None and args.stage:
+        last = Path(args.stage[-1])
+        if last.is_dir() or last.suffix == ".json":
+            args.genome = args.stage.pop()
+            args.stage = args.stage or None
+    if args.genome is None and args.agent is None:
+        parser.error("one of the arguments RUN_DIR_OR_GENOME_FILE --agent is required")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_replay(build_parser().parse_args(argv))
+    parser = build_parser()
+    return run_replay(parse_replay_args(parser, argv))
 
 
 def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
@@ -218,6 +257,7 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         max_steps = args.max_steps
 
     from_set = any(is_stage_set(n) for n in names)
+    given = list(names)
     try:
         names = expand_stages(names)
     except StageSetError as e:
@@ -254,7 +294,7 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         if pictures:
             status = max(status, on_episode(label, name, stage, result, len(stages) > 1))
     if from_set:
-        print(completion_line(results))
+        print("\n".join(completion_lines(given, results)))
     if from_set and on_episode is not None:
         failed = [k for k, r in enumerate(results) if not r.metrics["goal_reached"]]
         for k in failed[:MAX_FAILED_PICTURES]:

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -93,6 +94,40 @@ def make_killed_once(marker: str) -> BaseAgent:
     os.close(fd)
     os.kill(os.getpid(), signal.SIGKILL)
     raise AssertionError("not reached")
+
+
+# A result far larger than a pipe's buffer (64 KiB), so that writing it
+# back takes many rounds of the parent reading.
+HUGE_RESULT = 64 << 20
+
+
+def _in_a_large_write(thread: int) -> bool:
+    """Whether `thread` of this process is inside write(2) of over 1 MiB."""
+    try:
+        fields = Path(f"/proc/self/task/{thread}/syscall").read_text().split()
+    except OSError:
+        return False
+    return fields[0] == "1" and int(fields[3], 16) > 1 << 20
+
+
+def huge_result_killed_once(marker: str) -> bytes:
+    """HUGE_RESULT bytes; the first worker to run this is killed (SIGKILL)
+    while it writes them back to the parent, part of them in the pipe."""
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return b"y" * HUGE_RESULT
+    os.close(fd)
+    writer = threading.get_native_id()
+
+    def kill_mid_write() -> None:
+        deadline = time.monotonic() + 30.0
+        while not _in_a_large_write(writer) and time.monotonic() < deadline:
+            time.sleep(0.0001)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=kill_mid_write, daemon=True).start()
+    return b"x" * HUGE_RESULT
 
 
 register_agent_factory("test-linear", make_linear)
@@ -323,6 +358,49 @@ def test_a_killed_worker_has_its_batch_run_again(tmp_path, start_method):
         make_baseline("hold-right"))] + serial(items[4:])
     assert dicts(results) == dicts(expected)
     assert_no_children()
+
+
+def test_a_pool_stops_at_its_number_of_worker_deaths_in_all(tmp_path):
+    """Deaths are counted over the life of the pool (a whole evolution
+    run), not per batch: batches that each lose one worker go on until the
+    stated number of deaths, then stop."""
+    items = [(("test-linear", genome(i)), "hillside") for i in range(3)]
+    with EpisodePool(2, start_method="fork") as pool:
+        for death in range(1, parallel.MAX_WORKER_DEATHS):
+            killed = [(("test-killed-once", str(tmp_path / f"killed-{death}")), "hillside")]
+            assert len(pool.run(items + killed, SHORT)) == 4
+            assert pool.restarts == death
+        last = [(("test-killed-once", str(tmp_path / "killed-last")), "hillside")]
+        with pytest.raises(WorkerDiedError,
+                           match=f"died {parallel.MAX_WORKER_DEATHS} times.*"
+                                 f"limit: {parallel.MAX_WORKER_DEATHS} deaths"):
+            pool.run(items + last, SHORT)
+    assert_no_children()
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_a_worker_killed_while_sending_a_large_result_does_not_hang(tmp_path, start_method):
+    """Part of the result is left in the pipe, which the pool's result
+    thread would wait on forever; the batch runs again instead. A hang
+    fails the test by its timeout."""
+    script = textwrap.dedent(f"""
+        import sys, threading
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from runners import EpisodePool
+        from test_parallel import HUGE_RESULT, huge_result_killed_once
+        with EpisodePool(2, start_method={start_method!r}) as pool:
+            result = pool.map(huge_result_killed_once, [{str(tmp_path / "killed")!r}])
+            print(pool.restarts, len(result[0]), result[0][:1].decode())
+        stuck = [t for t in threading.enumerate()
+                 if type(t).__name__ == "_ExecutorManagerThread"]
+        for t in stuck:
+            t.join(10)
+        print(sum(t.is_alive() for t in stuck))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["1", str(HUGE_RESULT), "y", "0"]
 
 
 def _children(pid: int) -> list[int]:

@@ -151,6 +151,13 @@ def test_another_stage_tests_generalisation(run_dir, capsys):
     assert "recorded" not in out   # no fitness to compare on another stage
 
 
+def test_several_stages_after_one_option_and_the_genome_after_them(run_dir, capsys):
+    code, out, err = run_main(capsys, "--stage", "skybridge", "gen:easy:3", str(run_dir))
+    assert code == 0, err
+    assert "skybridge" in out and "gen:easy:3" in out
+    assert "completed" in out.splitlines()[-1]
+
+
 def test_a_stage_profile_path_is_accepted(run_dir, capsys):
     from speednik.stages import PROFILE_DIR
     code, out, err = run_main(capsys, str(run_dir), "--stage", str(PROFILE_DIR / "skybridge.toml"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -188,12 +189,51 @@ def test_bad_out_paths_are_one_line(tmp_path, where, word):
 
 @pytest.mark.parametrize("option", [["--population", "8"], ["--stage", "pipeworks"],
                                     ["--observation", "terrain"], ["--seed", "1"],
-                                    ["--out", "elsewhere"], ["--max-steps", "300"]])
+                                    ["--out", "elsewhere"], ["--max-steps", "600"]])
 def test_settings_a_checkpoint_fixes_are_refused_on_resume(tmp_path, option):
     out = tmp_path / "r"
     assert run_cli("--generations", "1", *FAST, "--out", out).returncode == 0
     line = one_line(run_cli("--resume", out, "--generations", "2", *option))
     assert option[0] in line and "cannot be given with --resume" in line
+
+
+def test_a_requeued_command_line_resumes(tmp_path):
+    """A batch system (Slurm --requeue, docker restart) runs the same command
+    again with --resume added: every setting it repeats equals the
+    checkpoint's, as the run records it, and the run continues exactly."""
+    work = tmp_path / "work"
+    (work / "levels").mkdir(parents=True)
+    shutil.copy(PROFILES / "skybridge.toml", work / "levels" / "sky.toml")
+    settings = [*FAST, "--seed", "3", "--stall-frames", "0",
+                "--stage", "levels/sky.toml", "gen:easy:0-1", "--out", "run"]
+    first = run_cli("--generations", "1", *settings, cwd=work)
+    assert first.returncode == 0, first.stderr
+    # The same line again: a relative --out naming the run, its stages
+    # written as the set or one by one.
+    requeued = run_cli("--generations", "2", *settings, "--resume", work / "run", cwd=work)
+    assert requeued.returncode == 0, requeued.stderr
+    spelled_out = [*settings[:-4], "levels/sky.toml", "gen:easy:0", "gen:easy:1",
+                   "--out", "run"]
+    requeued = run_cli("--generations", "3", *spelled_out, "--resume", "run", cwd=work)
+    assert requeued.returncode == 0, requeued.stderr
+    straight = run_cli("--generations", "3", *settings[:-1], "straight", cwd=work)
+    assert straight.returncode == 0, straight.stderr
+    assert without_time(read_logbook(work / "run")) == \
+        without_time(read_logbook(work / "straight"))
+
+
+def test_resume_names_each_setting_that_differs_and_its_recorded_value(tmp_path):
+    out = tmp_path / "r"
+    assert run_cli("--generations", "1", *FAST, "--out", out).returncode == 0
+    line = one_line(run_cli("--resume", out, "--population", "8", "--max-steps", "300",
+                            "--seed", "1", "--stage", "hillside", "--stall-frames", "0",
+                            "--out", out))
+    assert "--population 8 (recorded: 6)" in line
+    assert "--seed 1 (recorded: 0)" in line
+    assert "--stall-frames 0 (recorded: 240)" in line
+    assert "--max-steps" not in line.split(";")[0] and "--stage" not in line
+    assert "--out" not in line.split(";")[0]
+    assert load_checkpoint(out).generation == 1
 
 
 def test_resume_trusts_only_the_checkpoint(tmp_path):
@@ -236,6 +276,22 @@ def test_a_relative_stage_path_works_from_anywhere(tmp_path):
     assert replay.returncode == 0 and "matches" in replay.stdout, replay.stderr
     resumed = run_cli("--resume", run, "--generations", "3", "--quiet", cwd=elsewhere)
     assert resumed.returncode == 0, resumed.stderr
+
+
+def test_the_first_compile_time_is_said_in_one_place(capsys, monkeypatch):
+    """The notice before loading the engine says how long a first compile
+    takes; the README refers to it instead of giving a figure of its own."""
+    import speednik.engine as engine
+    from evolution import run
+
+    monkeypatch.setattr(engine, "warm_up", lambda: None)
+    run._prepare_engine(quiet=False)
+    assert engine.FIRST_COMPILE in capsys.readouterr().out
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in readme.split("\n\n")
+                     if "first use on a machine compiles" in p)
+    assert "announced" in paragraph
+    assert not re.search(r"\d+\s*s\b|minute", paragraph), paragraph
 
 
 # -- limits checked before anything runs -------------------------------------------------

@@ -107,6 +107,72 @@ def test_replay_pictures_of_a_set_are_of_its_failed_stages(tmp_path):
     assert "completed 0 of 5 stages" in out.stdout
 
 
+def _in_process(main, argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _completion(line: str) -> tuple[int, int]:
+    words = line.split("completed ", 1)[1].split()
+    return int(words[0]), int(words[2])
+
+
+def test_replay_takes_several_sets_with_a_rate_for_each_and_for_all(capsys):
+    from runners.replay import main
+
+    code, out, err = _in_process(main, ["--agent", "hold-right", "--stage", "gen:easy:1-2",
+                                        "gen:medium:1", "hillside", "--max-steps", "400"],
+                                 capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    rows = [line.split()[0] for line in lines if " progress " in line]
+    assert rows == ["gen:easy:1", "gen:easy:2", "gen:medium:1", "hillside"]
+    by_set = {line.split(": completed")[0]: _completion(line)
+              for line in lines if ": completed" in line}
+    assert [count for _, count in by_set.values()] == [2, 1, 1]
+    assert list(by_set) == ["gen:easy:1-2", "gen:medium:1", "hillside"]
+    overall = [line for line in lines if line.startswith("completed ")]
+    assert len(overall) == 1 and lines[-1] == overall[0]
+    assert _completion(overall[0]) == (sum(d for d, _ in by_set.values()), 4)
+    # The option repeated gives the same.
+    again = _in_process(main, ["--agent", "hold-right", "--stage", "gen:easy:1-2", "--stage",
+                               "gen:medium:1", "--stage", "hillside", "--max-steps", "400"],
+                        capsys)
+    assert again == (code, out, err)
+
+
+def test_plots_replay_takes_several_sets(tmp_path, capsys):
+    from plots.__main__ import main
+
+    code, out, err = _in_process(main, ["replay", "--agent", "idle", "--stage", "gen:easy:0",
+                                        "gen:hard:0-1", "--max-steps", "60",
+                                        "--plot", str(tmp_path / "run.png")], capsys)
+    assert code == 0, err
+    assert "gen:hard:0-1: completed 0 of 2 stages (0.0%)" in out
+    assert "completed 0 of 3 stages (0.0%)" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "run-gen-easy-0.png", "run-gen-hard-0.png", "run-gen-hard-1.png"]
+
+
+def test_baselines_take_several_sets_and_agents(capsys):
+    from runners.baselines import main
+
+    code, out, err = _in_process(main, ["--stage", "gen:easy:0-1", "gen:medium:0",
+                                        "--agent", "idle", "hold-right",
+                                        "--max-steps", "300"], capsys)
+    assert code == 0, err
+    for agent in ("idle", "hold-right"):
+        assert f"{agent} on gen:easy:0-1: completed 0 of 2 stages (0.0%)" in out
+        assert f"{agent} on gen:medium:0: completed 0 of 1 stages (0.0%)" in out
+        assert f"{agent}: completed 0 of 3 stages (0.0%)" in out
+    table = [line for line in out.splitlines() if line.startswith("gen:")]
+    assert len(table) == 6
+
+
 @pytest.mark.parametrize("argv", [
     ["-m", "runners.replay", "--agent", "idle", "--stage", "gen:nope:1"],
     ["-m", "runners.baselines", "--stage", "gen:hard:4-1"],
