@@ -54,7 +54,7 @@ class CMAES(Strategy):
             np.random.set_state(outside)
         return population
 
-    def tell(self, population: list) -> None:
+    def tell(self, population: list, summaries: list[dict] | None = None) -> None:
         self.strategy.update(population)
 
     def state(self) -> dict[str, Any]:

@@ -192,6 +192,9 @@ class EvolutionConfig:
         if self.algorithm not in list_strategies():
             raise ConfigError(f"unknown algorithm {self.algorithm!r}; accepted: "
                               f"{', '.join(list_strategies())}")
+        missing = get_strategy(self.algorithm).missing()
+        if missing:
+            raise ConfigError(missing)
         multiple = get_strategy(self.algorithm).population_multiple
         if self.population % multiple:
             raise ConfigError(

@@ -193,9 +193,10 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             population = run.strategy.initial()
             evals = evaluations.assign(population)
             run.hall_of_fame.update(population)
-            run.strategy.tell(population)
+            run.strategy.tell(population, [evaluations.summary(i) for i in population])
             record = generation_record(0, population, evals, evaluations,
                                        stats, time.perf_counter() - t0)
+            record.update(run.strategy.columns())
             record.update(run.columns(0))
             run.logbook.record(**record)
             run.elapsed = record["seconds"]
@@ -220,9 +221,10 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                 if subsets:
                     rescore_hall_of_fame(run.hall_of_fame, evaluations)
                 run.hall_of_fame.update(offspring)
-                run.strategy.tell(offspring)
+                run.strategy.tell(offspring, [evaluations.summary(i) for i in offspring])
                 record = generation_record(gen, offspring, evals, evaluations,
                                            stats, time.perf_counter() - t0)
+                record.update(run.strategy.columns())
                 record.update(run.columns(gen))
                 run.finish(gen, offspring, record)
                 run.logbook.record(**record)

@@ -43,8 +43,6 @@ LOGBOOK_HEADER = ("gen", "evals", "min", "mean", "max", "std",
                   "best_progress", "completions", "seconds", "test_goals", "test_progress")
 # Columns left empty in generations without a held-out test.
 OPTIONAL_COLUMNS = ("test_goals", "test_progress")
-# Logged, after those, by runs with validation stages only.
-VALIDATION_COLUMNS = ("val_goals", "val_progress")
 
 
 def new_logbook() -> tools.Logbook:

@@ -76,7 +76,7 @@ class OpenAIES(Strategy):
             out.append(make_individual(self.theta - self.sigma * eps))
         return out
 
-    def tell(self, individuals: list) -> None:
+    def tell(self, individuals: list, summaries: list[dict] | None = None) -> None:
         fitness = np.array([ind.fitness.values[0] for ind in individuals])
         shaped = centred_ranks(fitness)
         weights = shaped[0::2] - shaped[1::2]

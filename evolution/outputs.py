@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from evolution.config import EvolutionConfig
-from evolution.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS, VALIDATION_COLUMNS
+from evolution.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS
 from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from runners.genome_file import BEST_NAME, STAGE_COPIES, write_genome_file
 
@@ -85,8 +85,10 @@ def read_config(run_dir: str | os.PathLike) -> EvolutionConfig:
 
 def write_logbook(run_dir: Path, records: list[dict], durable: bool = True) -> None:
     buf = io.StringIO()
-    validated = [c for c in VALIDATION_COLUMNS if records and c in records[0]]
-    writer = csv.DictWriter(buf, fieldnames=[*LOGBOOK_HEADER, *validated],
+    # Columns only some runs log (a strategy's own, validation's) follow
+    # the standard ones, in the order the first row has them.
+    extra = [c for c in (records[0] if records else ()) if c not in LOGBOOK_HEADER]
+    writer = csv.DictWriter(buf, fieldnames=[*LOGBOOK_HEADER, *extra],
                             extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for r in records:

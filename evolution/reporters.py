@@ -25,6 +25,7 @@ from evolution.checkpoint import Checkpoint, save_checkpoint
 from evolution.config import EvolutionConfig
 from evolution.evaluate import GenomeEvaluator, held_out_report
 from evolution.outputs import write_best, write_logbook
+from runners.archive_file import ARCHIVE_NAME, write_archive_file
 
 if TYPE_CHECKING:
     from evolution.evolve import RunState
@@ -136,6 +137,9 @@ class RunFiles(Reporter):
 
     def save(self, run: RunState) -> None:
         write_logbook(self.run_dir, list(run.logbook))
+        archive = run.strategy.archive()
+        if archive is not None:
+            write_archive_file(self.run_dir / ARCHIVE_NAME, archive)
         best, fitness, summary = run.best(run.gen)
         found = next((r["gen"] for r in run.logbook if r["max"] >= fitness), run.gen)
         write_best(self.run_dir, run.config, best, fitness, summary, found,

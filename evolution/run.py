@@ -379,6 +379,10 @@ def make_reporter(quiet: bool):
               + (f"  held-out {record['test_goals']}/{len(config.held_out_stages())}"
                  f" ({100 * record['test_progress']:.1f}%)"
                  if record.get("test_goals") is not None else "")
+              + (f"  validation {record['val_goals']}/{len(config.validation_stage_names())}"
+                 if record.get("val_goals") is not None else "")
+              + (f"  qd-score {record['qd_score']:.1f}  coverage "
+                 f"{100 * record['coverage']:.1f}%" if "qd_score" in record else "")
               + f"  elapsed {_fmt_time(elapsed)}  left {_fmt_time(left)}",
               flush=True)
     return report

@@ -6,7 +6,7 @@ shape of DEAP's `cma.Strategy` (generate/update), pyribs and evosax:
     strategy = get_strategy("cmaes").load()(config, genome_size)
     population = strategy.initial()          # individuals (numpy genomes)
     ... the run scores them and updates its hall of fame ...
-    strategy.tell(population)                # their fitness is set
+    strategy.tell(population, summaries)     # their fitness is set
     offspring = strategy.ask(population, hall_of_fame)
     state = strategy.state()                 # data for the checkpoint
 
@@ -48,8 +48,20 @@ class Strategy(ABC):
         """The next generation, from the last one scored (fitness set)
         and the run's hall of fame."""
 
-    def tell(self, individuals: list) -> None:
-        """Learn from a generation just scored (each has its fitness)."""
+    def tell(self, individuals: list, summaries: list[dict]) -> None:
+        """Learn from a generation just scored: each individual has its
+        fitness, and `summaries[i]` is individual i's episode summary
+        (per-stage results), for strategies that look at behaviour."""
+
+    def columns(self) -> dict[str, float]:
+        """Logbook columns of the strategy's own (a QD-score, say), for
+        the generation just told; none by default."""
+        return {}
+
+    def archive(self) -> dict | None:
+        """An archive of elites by cell, as arrays, for `archive.npz`
+        (see `runners.archive_file`); None for strategies without one."""
+        return None
 
     def recommend(self):
         """The genome the strategy believes best, when it is not simply
@@ -104,6 +116,21 @@ class StrategyEntry:
     settings: tuple[StrategySetting, ...] = ()
     # The population must be a multiple of this (antithetic pairs: 2).
     population_multiple: int = 1
+    # Modules it imports that only an extra of the package installs, and
+    # that extra's name.
+    needs: tuple[str, ...] = ()
+    extra: str = ""
+
+    def missing(self) -> str | None:
+        """A one-line reason it cannot run here, or None."""
+        from importlib.util import find_spec
+
+        absent = [m for m in self.needs if find_spec(m) is None]
+        if not absent:
+            return None
+        return (f"--algorithm {self.name} needs {', '.join(absent)}, which the "
+                f"'{self.extra}' extra installs: pip install 'speednik-evolve[{self.extra}]' "
+                f"(make installs it)")
 
     def load(self) -> type[Strategy]:
         module, _, cls = self.target.partition(":")
@@ -130,6 +157,19 @@ STRATEGIES: dict[str, StrategyEntry] = {
                             "L2 weight decay coefficient"),
         ),
         population_multiple=2),
+    "map-elites": StrategyEntry(
+        "map-elites", "MAP-Elites with pyribs (the 'qd' extra): a grid archive over "
+                      "mean speed and rings, Iso+LineDD variation of its elites; "
+                      "QD-score and coverage are logged",
+        "evolution.map_elites:MapElites", needs=("ribs",), extra="qd",
+        settings=(
+            StrategySetting("qd_bins", 16, 2, 256, "archive cells per descriptor",
+                            whole=True),
+            StrategySetting("qd_iso_sigma", 0.1, 1e-6, 100.0,
+                            "isotropic mutation of an elite"),
+            StrategySetting("qd_line_sigma", 0.2, 0.0, 100.0,
+                            "step along the line to another elite"),
+        )),
 }
 
 

@@ -36,6 +36,8 @@ _EXPORTS = {
     "plot_compare": "plots.compare",
     "draw_compare": "plots.compare",
     "run_labels": "plots.compare",
+    "plot_archive": "plots.archive",
+    "draw_archive": "plots.archive",
     "plot_stage_map": "plots.stage_map",
     "draw_stage_map": "plots.stage_map",
     "write_replay_gif": "plots.animation",

@@ -49,6 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", type=Path, default=Path("compare.png"), metavar="FILE",
                    help="the PNG to write (default: compare.png)")
 
+    a = sub.add_parser("archive", help="the archive of a MAP-Elites run as a heatmap",
+                       description="Draw the archive of a quality-diversity run "
+                                   "(--algorithm map-elites) as a heatmap: a cell per "
+                                   "kind of play (mean speed, rings), coloured by the "
+                                   "fitness of its elite. Replay a cell's elite with "
+                                   "python -m runners.replay RUN_DIR --cell I,J.")
+    a.add_argument("run_dir", type=Path, metavar="RUN_DIR",
+                   help="a run directory holding archive.npz")
+    a.add_argument("--out", type=Path, metavar="FILE",
+                   help="the PNG to write (default: RUN_DIR/archive.png)")
+
     sub.add_parser("replay", add_help=False,
                    help="replay a genome or an agent and draw it (--plot FILE, --gif FILE); "
                         "the options of python -m runners.replay and more, see "
@@ -87,6 +98,10 @@ def _main(argv: list[str]) -> int:
             from plots.fitness import FITNESS_NAME, plot_fitness
             out = out or args.run_dir / FITNESS_NAME
             plot_fitness(args.run_dir, out)
+        elif args.command == "archive":
+            from plots.archive import ARCHIVE_PICTURE, plot_archive
+            out = out or args.run_dir / ARCHIVE_PICTURE
+            plot_archive(args.run_dir, out)
         elif args.command == "compare":
             from plots.compare import plot_compare
             plot_compare(args.run_dirs, out)

@@ -68,7 +68,7 @@ class GenomeRecord:
 
     def __post_init__(self) -> None:
         if self.policy_spec is None:
-            self.policy_spec = Policy(DEFAULT_FAMILY, self.observation)
+            object.__setattr__(self, "policy_spec", Policy(DEFAULT_FAMILY, self.observation))
 
     def policy(self) -> BaseAgent:
         """The agent the genome makes."""

@@ -28,11 +28,13 @@ on stderr, `replay: error: ...`, and exit status 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from runners.agents import BASELINES, make_baseline
+from runners.archive_file import ArchiveFileError, load_archive, parse_cell
 from runners.cli import OneLineParser
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, resolve_stage
 from runners.genome_file import (  # noqa: F401  (the names replay callers use)
@@ -197,6 +199,11 @@ def build_parser(prog: str = "python -m runners.replay",
                         f"of all). Default: "
                         f"the genome's own stages (then the fitness is checked), or every "
                         f"built-in stage for --agent")
+    p.add_argument("--cell", metavar="I,J",
+                   help="with a run of a search that keeps an archive (--algorithm "
+                        "map-elites): replay the elite of archive cell I,J instead of "
+                        "best.json's genome (python -m plots archive RUN_DIR draws the "
+                        "cells)")
     p.add_argument("--max-steps", type=positive_whole, metavar="N",
                    help=f"frames before a timeout (default: the genome's own, or "
                         f"{DEFAULT_MAX_STEPS} for --agent); changing it makes the recorded "
@@ -218,7 +225,21 @@ def parse_replay_args(parser: argparse.ArgumentParser,
             args.stage = args.stage or None
     if args.genome is None and args.agent is None:
         parser.error("one of the arguments RUN_DIR_OR_GENOME_FILE --agent is required")
+    if getattr(args, "cell", None) is not None and args.agent is not None:
+        parser.error("--cell names an elite of a run's archive: give the run directory, "
+                     "not --agent")
     return args
+
+
+def elite_record(record: GenomeRecord, cell_text: str) -> GenomeRecord:
+    """The run's genome record with the elite of archive cell "I,J" in
+    place of its best genome (no recorded fitness: the elite's was
+    measured on its own generation's stages)."""
+    archive = load_archive(record.path.parent)
+    cell = parse_cell(cell_text)
+    genome = record.policy_spec.check(archive.elite(cell))
+    return dataclasses.replace(record, genome=genome, fitness=None, generation=None,
+                               fitness_stages=None, held_out=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -248,6 +269,11 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
             record = load_genome_file(args.genome)
         except GenomeFileError as e:
             return fail(str(e))
+        if getattr(args, "cell", None) is not None:
+            try:
+                record = elite_record(record, args.cell)
+            except (ArchiveFileError, ValueError) as e:
+                return fail(str(e))
         names = args.stage or list(record.stages)
         observation, max_steps, stall = record.observation, record.max_steps, record.stall_frames
         # A run is known by its directory's name, a lone file by its own.
