@@ -59,6 +59,9 @@ class EvolutionConfig:
     max_steps: int = 3600
     stall_frames: int | None = 240
     checkpoint_every: int = 10
+    # Stop once the search has played this many frames (the generation
+    # that reaches it is finished); None: only `generations` stops a run.
+    max_frames: int | None = None
     cx_prob: float = 0.5
     mut_prob: float = 0.4
     mut_sigma: float = 0.3
@@ -139,6 +142,8 @@ class EvolutionConfig:
         positive("workers", self.workers)
         positive("max_steps", self.max_steps)
         positive("checkpoint_every", self.checkpoint_every)
+        if self.max_frames is not None:
+            positive("max_frames", self.max_frames)
         positive("tournament", self.tournament)
         positive("elite", self.elite, 0)
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
@@ -235,6 +240,17 @@ class EvolutionConfig:
                     f"unknown stage {stage!r}; accepted: {', '.join(builtin)}, "
                     "a path to a .toml profile, or a generated set gen:DIFFICULTY:SEEDS")
         return expanded
+
+    def tested(self, gen: int, frames: int) -> bool:
+        """Whether generation `gen` (the search having played `frames`) is
+        one the held-out test and validation play: every `test_every`
+        generations and the last one."""
+        return (gen % self.test_every == 0 or gen == self.generations
+                or self.budget_spent(frames))
+
+    def budget_spent(self, frames: int) -> bool:
+        """Whether a search that played `frames` frames has used its budget."""
+        return self.max_frames is not None and frames >= self.max_frames
 
     def training_stages(self) -> list[str]:
         """One name per training stage, generated sets expanded."""

@@ -212,7 +212,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         follower.written = time.perf_counter()
         interrupted = False
         try:
-            while run.gen < config.generations:
+            while run.gen < config.generations and not config.budget_spent(evaluations.frames):
                 t0 = time.perf_counter()
                 gen = run.gen + 1
                 offspring = run.strategy.ask(run.population, run.hall_of_fame)
@@ -230,7 +230,9 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                 run.logbook.record(**record)
                 evaluations.forget_all_but(list(offspring) + list(run.hall_of_fame))
                 run.elapsed = time.perf_counter() - start
-                if gen == config.generations or gen % config.checkpoint_every == 0:
+                last = (gen == config.generations
+                        or config.budget_spent(evaluations.frames))
+                if last or gen % config.checkpoint_every == 0:
                     run.save()
                 run.report_generation(record)
         except (WorkerDiedError, EpisodeError, ClusterError):
@@ -273,6 +275,7 @@ def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],
         run.hall_of_fame.insert(ind)
     run.logbook.extend(ckpt.logbook)
     run.evaluations.known = dict(ckpt.summaries)
+    run.evaluations.frames = int((ckpt.logbook[-1].get("frames") if ckpt.logbook else 0) or 0)
     random.setstate(ckpt.random_state)
     try:
         run.strategy = strategy_class.from_state(run.config, size, ckpt.search)

@@ -40,9 +40,10 @@ def build_statistics() -> tools.Statistics:
 
 
 LOGBOOK_HEADER = ("gen", "evals", "min", "mean", "max", "std",
-                  "best_progress", "completions", "seconds", "test_goals", "test_progress")
+                  "best_progress", "completions", "seconds", "test_goals", "test_progress",
+                  "frames")
 # Columns left empty in generations without a held-out test.
-OPTIONAL_COLUMNS = ("test_goals", "test_progress")
+OPTIONAL_COLUMNS = ("test_goals", "test_progress", "frames")
 
 
 def new_logbook() -> tools.Logbook:
@@ -62,6 +63,9 @@ class Evaluations:
     def __init__(self, evaluate: BatchEvaluator) -> None:
         self.evaluate = evaluate
         self.known: dict[bytes, Evaluation] = {}
+        # Frames the search has played so far (its budget): every episode
+        # of every genome scored, held-out tests and validation aside.
+        self.frames = 0
 
     def assign(self, individuals: Sequence[Individual], fresh: bool = False) -> int:
         """Give every individual without a valid fitness one (with
@@ -76,6 +80,7 @@ class Evaluations:
             results = self.evaluate([np.asarray(ind) for ind in todo.values()])
             for key, result in zip(todo, results):
                 self.known[key] = result
+                self.frames += sum(int(r["steps"]) for r in result[1]["results"].values())
         for ind in individuals:
             ind.fitness.values = (self.known[ind.tobytes()][0],)
         return len(todo)
@@ -98,5 +103,5 @@ def generation_record(gen: int, population: list, evals: int,
         gen=gen, evals=evals,
         best_progress=float(max(s["progress"] for s in summaries)),
         completions=int(sum(1 for s in summaries if s["all_goals"])),
-        seconds=round(seconds, 3))
+        seconds=round(seconds, 3), frames=evaluations.frames)
     return record

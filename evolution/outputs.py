@@ -103,7 +103,8 @@ def read_logbook(path: Path) -> list[dict]:
     n = len(columns["gen"])
     def value(k: str, x: float):
         if k in OPTIONAL_COLUMNS:
-            return None if np.isnan(x) else (int(x) if k == "test_goals" else float(x))
+            return None if np.isnan(x) else (int(x) if k in ("test_goals", "frames")
+                                             else float(x))
         return int(x) if k in ("gen", "evals", "completions") else float(x)
 
     return [{k: value(k, v[i]) for k, v in columns.items()} for i in range(n)]

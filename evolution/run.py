@@ -144,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
              "--engine and --scheduler may change; any other setting given (a "
              "requeued command line repeats them all, --out RUN_DIR included) must "
              "equal the checkpoint's")
+    opt("--max-frames", type=int, metavar="N",
+        help="stop once the search has played N frames (the generation that reaches "
+             "them is finished; held-out and validation episodes are not counted), "
+             "or at --generations, whichever comes first: an equal budget for "
+             "comparing search methods (default: no limit)")
     opt("--checkpoint-every", type=int,
         help="write the checkpoint every N generations (and at the end, on Ctrl-C "
              "and on SIGTERM)")
@@ -167,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # May be given with --resume; every other setting comes from the checkpoint.
-RESUMABLE = ("generations", "workers", "checkpoint_every", "engine", "scheduler")
+RESUMABLE = ("generations", "max_frames", "workers", "checkpoint_every", "engine",
+             "scheduler")
 # Options named otherwise than their setting.
 FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage",
                  "validation_stages": "--validation-stage", "out": "--out"}
@@ -277,7 +283,7 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
             f"settings that differ from the checkpoint's cannot be given with "
             f"--resume: {', '.join(differ)}; a run continues with the settings of "
             f"its checkpoint: give them as recorded or leave them out (or start a "
-            f"new run in another --out); accepted changes: --generations, --workers, "
+            f"new run in another --out); accepted changes: --generations, --max-frames, --workers, "
             f"--checkpoint-every, --engine, --scheduler")
     recorded = read_config(run_dir)
 

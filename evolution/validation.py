@@ -39,7 +39,7 @@ class Validation(Reporter):
     def columns(self, run: RunState, gen: int) -> dict:
         if not self.stages:
             return {}
-        if not (gen % self.config.test_every == 0 or gen == self.config.generations):
+        if not self.config.tested(gen, run.evaluations.frames):
             return {"val_goals": None, "val_progress": None}
         candidates = self._candidates(run, gen)
         scores = self.evaluator([c[0] for c in candidates], self.stages)
