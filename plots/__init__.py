@@ -37,6 +37,8 @@ _EXPORTS = {
     "draw_compare": "plots.compare",
     "run_labels": "plots.compare",
     "plot_archive": "plots.archive",
+    "plot_methods": "plots.methods",
+    "draw_methods": "plots.methods",
     "draw_archive": "plots.archive",
     "plot_stage_map": "plots.stage_map",
     "draw_stage_map": "plots.stage_map",

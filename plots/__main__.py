@@ -60,6 +60,15 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--out", type=Path, metavar="FILE",
                    help="the PNG to write (default: RUN_DIR/archive.png)")
 
+    m = sub.add_parser("methods", help="search methods compared on frames played",
+                       description="Draw the best fitness against frames played of the "
+                                   "runs of python -m evolution.compare: per method, the "
+                                   "median over seeds and the range as a band.")
+    m.add_argument("run_dir", type=Path, metavar="OUT_DIR",
+                   help="the --out directory of python -m evolution.compare")
+    m.add_argument("--out", type=Path, metavar="FILE",
+                   help="the PNG to write (default: OUT_DIR/compare.png)")
+
     sub.add_parser("replay", add_help=False,
                    help="replay a genome or an agent and draw it (--plot FILE, --gif FILE); "
                         "the options of python -m runners.replay and more, see "
@@ -98,6 +107,10 @@ def _main(argv: list[str]) -> int:
             from plots.fitness import FITNESS_NAME, plot_fitness
             out = out or args.run_dir / FITNESS_NAME
             plot_fitness(args.run_dir, out)
+        elif args.command == "methods":
+            from plots.methods import METHODS_PICTURE, plot_methods
+            out = out or args.run_dir / METHODS_PICTURE
+            plot_methods(args.run_dir, out)
         elif args.command == "archive":
             from plots.archive import ARCHIVE_PICTURE, plot_archive
             out = out or args.run_dir / ARCHIVE_PICTURE
