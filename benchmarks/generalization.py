@@ -4,6 +4,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py                 the full recipe, seeds 0 1 2
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --short         a few generations (make bench)
+    python benchmarks/generalization.py --variant ga-32 one of the README's GA rows
 
 For each seed it runs `python -m evolution.run` with the recipe's options
 (`RECIPE`, the same line the README shows) into a fresh directory, then
@@ -40,6 +41,15 @@ SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "
          "--test-stage gen:medium:1000-1019 gen:hard:1000-1019 --test-every 5 "
          "--observation terrain --algorithm cmaes --init-sigma 0.5 --population 30 "
          "--generations 10").split()
+# The README's other rows: the genetic algorithm on the same stages.
+_BEFORE_SEARCH = RECIPE[:RECIPE.index("--algorithm")]
+VARIANTS = {
+    "recipe": RECIPE,
+    "ga-32": [*_BEFORE_SEARCH, "--algorithm", "ga", "--population", "80",
+              "--generations", "150"],
+    "ga-16": [*(a if a != "32" else "16" for a in _BEFORE_SEARCH), "--algorithm", "ga",
+              "--population", "80", "--generations", "200"],
+}
 TARGET = {"medium": 0.90, "hard": 0.80}
 TIME_LIMIT = 15 * 60
 
@@ -95,8 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--short", action="store_true", help="the short setting of make bench")
     p.add_argument("--keep", type=Path, help="keep the run directories here")
+    p.add_argument("--variant", choices=VARIANTS, default="recipe",
+                   help="the recipe, or one of the README's GA rows")
     a = p.parse_args(argv)
-    args = SHORT if a.short else RECIPE
+    args = SHORT if a.short else VARIANTS[a.variant]
     seeds = [0] if a.short and a.seeds == [0, 1, 2] else a.seeds
     tests = test_sets_of(args)
     print("recipe: python -m evolution.run " + " ".join(args) + " --seed SEED")

@@ -1,0 +1,100 @@
+"""Every table of figures in the README, printed again from the current code.
+
+    python benchmarks/figures.py                  all of them (about an hour on 2 cores)
+    python benchmarks/figures.py --only main baselines
+
+Sections, each named beside its table in the README:
+- main:            what to expect of `evolution.run` on the built-in stages
+- baselines:       `python -m runners.baselines --markdown`
+- generalisation:  the generalisation recipe per seed (benchmarks/generalization.py)
+- compare:         the README's `evolution.compare` command
+
+`make figures` runs them all. Speed figures are `make bench`'s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from evolution.outputs import read_logbook  # noqa: E402
+
+# (label, options) of the main table's rows: the README's `evolution.run`
+# lines with the defaults.
+MAIN_ROWS = [
+    *[(f"--stage hillside, seed {s}", ["--stage", "hillside", "--seed", str(s)])
+      for s in range(6)],
+    ("--stage pipeworks, seed 0", ["--stage", "pipeworks", "--seed", "0"]),
+    ("--stage skybridge, seed 0", ["--stage", "skybridge", "--seed", "0"]),
+    ("--stage hillside pipeworks skybridge --observation terrain, seed 0",
+     ["--stage", "hillside", "pipeworks", "skybridge", "--observation", "terrain",
+      "--seed", "0"]),
+]
+# The README's comparison of search methods.
+COMPARE = ["--methods", "ga", "cmaes", "openai-es", "map-elites", "--seeds", "0", "1", "2",
+           "--frames", "3000000", "--jobs", "2", "--", "--stage", "hillside",
+           "--test-stage", "gen:easy:100-109", "--population", "20", "--workers", "1"]
+
+
+def python(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, text=True, **kw)
+
+
+def main_table() -> None:
+    python("-c", "from speednik.engine import warm_up; warm_up()", check=True)
+    print("| run | first genome at the goal | 200 generations |")
+    print("| --- | --- | --- |")
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (label, options) in enumerate(MAIN_ROWS):
+            out = Path(tmp) / str(k)
+            t0 = time.perf_counter()
+            python("-m", "evolution.run", "--generations", "200", "--quiet", "--out",
+                   str(out), *options, check=True, stdout=subprocess.DEVNULL)
+            seconds = time.perf_counter() - t0
+            log = read_logbook(out)
+            first = next((r["gen"] for r in log if r["completions"] > 0), None)
+            best = max(r["best_progress"] for r in log)
+            reached = (f"generation {first}" if first is not None
+                       else f"not within 200 (best {100 * best:.0f}% of the stage)")
+            print(f"| `{label}` | {reached} | {seconds:.0f} s |", flush=True)
+
+
+def baselines() -> None:
+    python("-m", "runners.baselines", "--markdown", check=True)
+
+
+def generalisation() -> None:
+    for variant in ("recipe", "ga-32", "ga-16"):
+        python("benchmarks/generalization.py", "--variant", variant, check=True)
+
+
+def compare() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        python("-m", "evolution.compare", *COMPARE[:COMPARE.index("--")], "--out", tmp,
+               *COMPARE[COMPARE.index("--"):], check=True)
+
+
+SECTIONS = {"main": main_table, "baselines": baselines,
+            "generalisation": generalisation, "compare": compare}
+
+
+def run(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS),
+                   metavar="SECTION", help=f"sections: {', '.join(SECTIONS)}")
+    args = p.parse_args(argv)
+    for name in args.only:
+        print(f"== {name}", flush=True)
+        SECTIONS[name]()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())
