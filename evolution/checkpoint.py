@@ -116,9 +116,11 @@ def load_checkpoint(run_dir: str | Path) -> Checkpoint:
             search_arrays = {name[len(SEARCH_PREFIX):]: npz[name] for name in npz.files
                              if name.startswith(SEARCH_PREFIX)}
         meta = json.loads(str(arrays["meta"][()]))
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, KeyError, EOFError, RecursionError,
+            zipfile.BadZipFile) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise CheckpointError(
-            f"{path}: unreadable checkpoint ({exc}); accepted: a {CHECKPOINT_NAME} "
+            f"{path}: unreadable checkpoint ({reason}); accepted: a {CHECKPOINT_NAME} "
             f"written by this tool") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a checkpoint of this tool")
