@@ -127,9 +127,11 @@ def load_checkpoint(run_dir: str | Path) -> Checkpoint:
             reporter_arrays = {name[len(REPORTER_PREFIX):]: npz[name] for name in npz.files
                                if name.startswith(REPORTER_PREFIX)}
         meta = json.loads(str(arrays["meta"][()]))
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, KeyError, EOFError, RecursionError,
+            zipfile.BadZipFile) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise CheckpointError(
-            f"{path}: unreadable checkpoint ({exc}); accepted: a {CHECKPOINT_NAME} "
+            f"{path}: unreadable checkpoint ({reason}); accepted: a {CHECKPOINT_NAME} "
             f"written by this tool") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a checkpoint of this tool")

@@ -20,7 +20,7 @@ import numpy as np
 from evolution.config import EvolutionConfig
 from evolution.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS
 from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
-from runners.genome_file import BEST_NAME, STAGE_COPIES, write_genome_file
+from runners.genome_file import BEST_NAME, STAGE_COPIES, json_limit, write_genome_file
 
 CONFIG_NAME = "config.json"
 LOGBOOK_NAME = "logbook.csv"
@@ -64,8 +64,9 @@ def read_config_data(run_dir: str | os.PathLike) -> dict[str, Any]:
     path = Path(run_dir) / CONFIG_NAME
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise RunFileError(f"{path}: not readable JSON ({e}); {RUN_ACCEPTED}") from None
+    except (OSError, ValueError, RecursionError) as e:
+        raise RunFileError(f"{path}: not readable JSON ({json_limit(e)}); "
+                           f"{RUN_ACCEPTED}") from None
     if (not isinstance(data, dict) or data.get("format") != RUN_FORMAT
             or not isinstance(data.get("settings"), dict)):
         raise RunFileError(

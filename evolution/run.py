@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,14 +26,27 @@ from evolution.checkpoint import (
     CheckpointError,
     load_checkpoint,
 )
-from evolution.config import SIGMA_MAX, ConfigError, EvolutionConfig, available_memory
-from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError, read_config
+from evolution.config import (
+    SIGMA_MAX,
+    STAGE_BYTES,
+    ConfigError,
+    EvolutionConfig,
+    available_memory,
+)
+from evolution.outputs import (
+    BEST_NAME,
+    CONFIG_NAME,
+    LOGBOOK_NAME,
+    RunFileError,
+    read_config,
+    read_config_data,
+)
 from runners.atomic import remove_stale_temporaries
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.parallel import MAX_WORKER_DEATHS
-from runners.genome_file import locate_stage
-from evolution.strategy import STRATEGIES, all_settings, list_strategies
+from runners.genome_file import STAGE_COPIES, locate_stage
+from evolution.strategy import STRATEGIES, all_settings, get_strategy, list_strategies
 from runners.policies import POLICY_FAMILIES, list_policies
 from runners.result import ending
 from speednik.observation import OBSERVATIONS
@@ -277,6 +291,7 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
         saved = EvolutionConfig.from_dict(ckpt.config)
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{run_dir / CHECKPOINT_NAME}: bad settings ({exc})") from None
+    check_checkpoint_fits(ckpt, saved, run_dir / CHECKPOINT_NAME)
     differ = differences_from_checkpoint(args, saved, run_dir)
     if differ:
         raise ConfigError(
@@ -313,9 +328,43 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
                              if getattr(args, a) is not None and a != "scheduler"})
 
 
-def new_run_dir(args: argparse.Namespace, config: EvolutionConfig) -> Path:
+def check_checkpoint_fits(ckpt, config: EvolutionConfig, path: Path) -> None:
+    """CheckpointError unless the checkpoint's population, hall of fame,
+    logbook and search state are what its own settings make: a damaged or
+    crafted one would otherwise continue as another run (a GA with fewer
+    genomes) or fail midway with a traceback (a CMA-ES without its state)."""
+    size = config.genome_size()
+
+    def damaged(what: str) -> CheckpointError:
+        return CheckpointError(f"{path}: damaged checkpoint ({what}); accepted: a "
+                               f"{CHECKPOINT_NAME} written by this tool")
+
+    if len(ckpt.population) != config.population:
+        raise damaged(f"{len(ckpt.population)} genomes where its settings say "
+                      f"--population {config.population}")
+    if not 1 <= len(ckpt.hall_of_fame) <= max(config.elite, 1):
+        raise damaged(f"a hall of fame of {len(ckpt.hall_of_fame)}")
+    genomes = [g for g, _ in ckpt.population + ckpt.hall_of_fame]
+    if any(len(g) != size for g in genomes) or any(
+            len(k) != 8 * size for k in ckpt.summaries):
+        raise damaged(f"genomes that are not the {size} numbers of a {config.policy} "
+                      f"policy over the {config.observation!r} observation")
+    if len(ckpt.logbook) != ckpt.generation + 1:
+        raise damaged(f"{len(ckpt.logbook)} logbook rows for generation {ckpt.generation}")
+    # The strategy rebuilt from its state, as the run will: a state that
+    # is missing or of another shape is refused before anything is written.
+    try:
+        get_strategy(config.algorithm).load().from_state(config, size, ckpt.search)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise damaged(f"its {config.algorithm} state: {exc}") from None
+
+
+def new_run_dir(args: argparse.Namespace, config: EvolutionConfig,
+                lock: RunDirLock) -> Path:
     """The directory of a new run: --out, which must be new or empty and
-    creatable, or a fresh default one. Created here."""
+    creatable, or a fresh default one. Created here, and locked before it
+    is looked into, so that of two runs started into it at once one
+    writes and the other is refused."""
     if args.out is None:
         run_dir = default_run_dir(config)
     elif not args.out.strip():
@@ -325,21 +374,6 @@ def new_run_dir(args: argparse.Namespace, config: EvolutionConfig) -> Path:
     if run_dir.exists() and not run_dir.is_dir():
         raise ConfigError(f"--out {run_dir}: exists and is not a directory; accepted: "
                           f"a path to a new or empty directory")
-    if run_dir.is_dir():
-        remove_stale_temporaries(run_dir)
-        try:
-            entries = sorted(os.listdir(run_dir))
-        except OSError as exc:
-            raise ConfigError(f"--out {run_dir}: cannot be read ({exc.strerror})") from None
-        if CHECKPOINT_NAME in entries or LEGACY_NAME in entries:
-            raise ConfigError(
-                f"{run_dir} already holds a run; continue it with --resume {run_dir} "
-                f"or choose another --out")
-        if entries:
-            raise ConfigError(
-                f"--out {run_dir}: not empty (holds {', '.join(entries[:3])}"
-                f"{', ...' if len(entries) > 3 else ''}); a run writes only into a new "
-                f"or empty directory: choose another --out, or --resume a run")
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         probe = run_dir / f".write-test-{os.getpid()}"
@@ -349,7 +383,105 @@ def new_run_dir(args: argparse.Namespace, config: EvolutionConfig) -> Path:
         raise ConfigError(
             f"--out {run_dir}: cannot be written ({exc.strerror or exc}); accepted: a "
             f"path to a new or empty directory that can be written") from None
+    lock.take(run_dir)
+    remove_stale_temporaries(run_dir)
+    try:
+        entries = sorted(os.listdir(run_dir))
+    except OSError as exc:
+        raise ConfigError(f"--out {run_dir}: cannot be read ({exc.strerror})") from None
+    if CHECKPOINT_NAME in entries or LEGACY_NAME in entries:
+        raise ConfigError(
+            f"{run_dir} already holds a run; continue it with --resume {run_dir} "
+            f"or choose another --out")
+    if entries and is_unsaved_start(run_dir, entries):
+        clear_unsaved_start(run_dir, entries)
+    elif entries:
+        raise ConfigError(
+            f"--out {run_dir}: not empty (holds {', '.join(entries[:3])}"
+            f"{', ...' if len(entries) > 3 else ''}); a run writes only into a new "
+            f"or empty directory: choose another --out, or --resume a run")
     return run_dir
+
+
+# What a run writes once its generation 0 is done, before its first
+# checkpoint: a run killed (SIGKILL, a node lost) in between leaves these
+# and nothing to resume.
+UNSAVED_START = {CONFIG_NAME, LOGBOOK_NAME, BEST_NAME, STAGE_COPIES}
+
+
+def is_unsaved_start(run_dir: Path, entries: list[str]) -> bool:
+    """Whether `entries` of `run_dir` are only what a run killed before
+    its first checkpoint leaves, its config.json this tool's."""
+    if CONFIG_NAME not in entries or not set(entries) <= UNSAVED_START:
+        return False
+    try:
+        read_config_data(run_dir)
+    except RunFileError:
+        return False
+    return True
+
+
+def clear_unsaved_start(run_dir: Path, entries: list[str]) -> None:
+    """Remove the files of a run that never saved a generation, saying so:
+    without a checkpoint there is nothing to continue, and a requeued
+    command (which adds --resume only once there is a checkpoint) must be
+    able to start again."""
+    for name in entries:
+        path = run_dir / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    print(f"evolution.run: note: {run_dir} held only {', '.join(entries)} of a run "
+          f"stopped before its first checkpoint (nothing to resume); starting anew",
+          file=sys.stderr)
+
+
+class RunDirLock:
+    """One run at a time in a run directory: two would mix their files. An
+    exclusive flock on the directory for the life of the command; the
+    system drops it however the process ends (SIGKILL included), so it
+    never goes stale. Worker processes forked by the run share it until
+    they notice the run is gone (within a fraction of a second), which
+    `take` waits out."""
+
+    WAIT_SECONDS = 3.0
+
+    def __init__(self) -> None:
+        self._fd: int | None = None
+
+    def take(self, run_dir: Path) -> None:
+        try:
+            import fcntl
+        except ImportError:   # no flock on this system: unguarded
+            return
+        fd = os.open(run_dir, os.O_RDONLY)
+        deadline = time.monotonic() + self.WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise ConfigError(
+                        f"{run_dir}: another run is writing into it; accepted: one run "
+                        f"at a time in a directory (wait for it to end, or choose "
+                        f"another --out)") from None
+                time.sleep(0.05)
+        self.release()
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> RunDirLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 def default_run_dir(config: EvolutionConfig) -> Path:
@@ -431,9 +563,9 @@ class _Signals:
 
 
 def main(argv: list[str] | None = None) -> int:
-    with _Signals() as signals:
+    with _Signals() as signals, RunDirLock() as lock:
         try:
-            return _main(argv, signals)
+            return _main(argv, signals, lock)
         except KeyboardInterrupt:
             # Before a run started or after it ended (writing the summary):
             # nothing is lost, and no traceback.
@@ -447,21 +579,23 @@ def _error(message: str, status: int = EXIT_USAGE) -> int:
     return status
 
 
-def _main(argv: list[str] | None, signals: _Signals) -> int:
+def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     note = None
     try:
         if args.resume is not None:
             run_dir = Path(args.resume)
+            if run_dir.is_dir():
+                lock.take(run_dir)
             config = config_for_resume(args, run_dir)
         else:
             config = config_from_args(args)
-        config.check_stages_load()
         config, note = capped_workers(config)
         check_memory(config)
+        config.check_stages_load()
         if args.resume is None:
-            run_dir = new_run_dir(args, config)
+            run_dir = new_run_dir(args, config, lock)
     except (ConfigError, CheckpointError, RunFileError) as exc:
         return _error(str(exc))
     if note:
@@ -637,6 +771,13 @@ def check_memory(config: EvolutionConfig) -> None:
     """Refuse settings whose population would not fit in memory."""
     need = config.memory_estimate(config.genome_size())
     have = available_memory()
+    held = config.stages_held()
+    if have is not None and need > have and held * STAGE_BYTES > need / 2:
+        raise ConfigError(
+            f"{held} stages played at once need about {need / 2**30:.1f} GiB, more "
+            f"than the {have / 2**30:.1f} GiB of memory available; accepted: fewer "
+            f"stages a generation (--stages-per-generation), fewer --test-stage "
+            f"stages, or --engine python, which builds them a few at a time")
     if have is not None and need > have:
         raise ConfigError(
             f"--population {config.population} with {config.workers} worker(s) needs "

@@ -75,6 +75,13 @@ class GenomeRecord:
         return self.policy_spec.agent(self.genome)
 
 
+def json_limit(exc: BaseException) -> str:
+    """What a parser limit that `json.loads` hit was, in a few words."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc).split(";")[0]
+
+
 def load_genome_file(path: str | Path) -> GenomeRecord:
     """Read and check a genome file (or a run directory's best.json);
     `GenomeFileError` says what is wrong and what is accepted."""
@@ -97,6 +104,10 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise bad(f"not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+    except (ValueError, RecursionError) as e:
+        # JSON that Python's parser cannot hold: a number of thousands of
+        # digits, arrays nested thousands deep.
+        raise bad(f"not JSON this tool can read ({json_limit(e)})") from None
     if not isinstance(data, dict):
         raise bad(f"holds a JSON {type(data).__name__}, not an object")
     if data.get("format") != GENOME_FORMAT and "format" in data:

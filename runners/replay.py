@@ -288,10 +288,12 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         names = expand_stages(names)
     except StageSetError as e:
         return fail(str(e))
-    stages = []
+    # A generated stage is built as it is played, and dropped after: a
+    # set of thousands would not fit in memory at once (about 3 MB each).
+    stages: list = []
     for name in names:
         try:
-            stages.append(resolve_stage(name))
+            stages.append(name if is_stage_set(name) else resolve_stage(name))
         except (ValueError, KeyError, OSError) as e:
             message = str(e)
             return fail(message if "accepted" in message else f"{message}; {STAGES_ACCEPTED}")
@@ -313,7 +315,8 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     pictures = on_episode is not None and not from_set
     results = []
     status = EXIT_OK
-    for name, stage in zip(names, stages):
+    for name, ref in zip(names, stages):
+        stage = resolve_stage(ref)
         result = replay_episode(agent(), stage, observation, max_steps, stall, record=pictures)
         results.append(result)
         print(format_result(result) if not from_set else format_row(name, result))
@@ -324,9 +327,10 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     if from_set and on_episode is not None:
         failed = [k for k, r in enumerate(results) if not r.metrics["goal_reached"]]
         for k in failed[:MAX_FAILED_PICTURES]:
-            result = replay_episode(agent(), stages[k], observation, max_steps, stall,
+            stage = resolve_stage(stages[k])
+            result = replay_episode(agent(), stage, observation, max_steps, stall,
                                     record=True)
-            status = max(status, on_episode(label, names[k], stages[k], result, True))
+            status = max(status, on_episode(label, names[k], stage, result, True))
         if len(failed) > MAX_FAILED_PICTURES:
             print(f"  (pictures of the first {MAX_FAILED_PICTURES} of {len(failed)} "
                   f"failed stages)")

@@ -327,7 +327,19 @@ def parse_profile(text: str, source: str = "<profile>", path: str = "") -> Profi
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise StageError(f"{source}: TOML syntax error: {exc}") from exc
+    except (ValueError, RecursionError) as exc:
+        # What the parser cannot hold: a number of thousands of digits,
+        # arrays nested thousands deep.
+        raise StageError(f"{source}: cannot be read as a profile "
+                         f"({_beyond_parsing(exc)}); accepted: TOML as described in "
+                         f"speednik/stages/profile.py") from None
     return profile_from_dict(data, source=source, path=path)
+
+
+def _beyond_parsing(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc).split(";")[0]
 
 
 def profile_from_dict(data: Mapping[str, Any], source: str = "<profile>",

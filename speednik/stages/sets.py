@@ -42,6 +42,11 @@ def _seed(text: str, name: str) -> int:
     text = text.strip()
     if not text.isdigit() or not text.isascii():
         raise StageSetError(f"stage set {name!r}: {text!r} is not a seed; {SET_ACCEPTED}")
+    if len(text.lstrip("0")) > len(str(MAX_SEED)):
+        # Too long to be a seed, and Python refuses to convert a number of
+        # thousands of digits.
+        raise StageSetError(f"stage set {name!r}: seed {text[:12]}... ({len(text)} digits) "
+                            f"is too large; {SET_ACCEPTED}")
     value = int(text)
     if value >= MAX_SEED:
         raise StageSetError(f"stage set {name!r}: seed {value} is too large; {SET_ACCEPTED}")
