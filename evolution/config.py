@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
-from evolution.cluster import check_scheduler
+from evolution.scheduler_address import check_scheduler
 from runners.compiled import ENGINES
 from evolution.strategy import all_settings, get_strategy, list_strategies
 from runners.policies import Policy, get_family, list_policies

@@ -29,8 +29,8 @@ from evolution.cluster import (
     pack_results,
     stage_payload,
     unpack_results,
-    _worker_stage,
 )
+from evolution.cluster.task import _worker_stage
 from evolution.outputs import read_logbook
 from runners import RunnerConfig, run_episodes
 from runners.linear import genome_size

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import evolution.cluster as cluster
+import evolution.cluster.session as cluster
 from evolution.cluster import ClusterError, DaskSession, Stopped, evaluate_chunk
 from runners.linear import genome_size
 
