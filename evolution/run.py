@@ -8,522 +8,22 @@ its command).
 """
 from __future__ import annotations
 
-import argparse
-import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import fields
 from pathlib import Path
 
-from evolution.checkpoint import (
-    CHECKPOINT_NAME,
-    LEGACY_NAME,
-    CheckpointError,
-    load_checkpoint,
-)
-from evolution.config import (
-    SIGMA_MAX,
-    STAGE_BYTES,
-    ConfigError,
-    EvolutionConfig,
-    available_memory,
-)
-from evolution.outputs import (
-    BEST_NAME,
-    CONFIG_NAME,
-    LOGBOOK_NAME,
-    RunFileError,
-    read_config,
-    read_config_data,
-)
-from runners.atomic import remove_stale_temporaries
-from runners.cli import OneLineParser
-from runners.compiled import ENGINES
-from runners.parallel import MAX_WORKER_DEATHS
-from runners.genome_file import STAGE_COPIES, locate_stage
-from evolution.strategy import STRATEGIES, all_settings, get_strategy, list_strategies
-from runners.policies import POLICY_FAMILIES, list_policies
+from evolution.checkpoint import CHECKPOINT_NAME, CheckpointError
+from evolution.config import STAGE_BYTES, ConfigError, EvolutionConfig, available_memory
+from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError
+from evolution.resume import config_for_resume
+from evolution.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
+from evolution.run_lines import ClusterLines, format_time, make_reporter, policy_words, where_it_runs
+from evolution.run_options import build_parser, config_from_args
 from runners.result import ending
-from speednik.observation import OBSERVATIONS
-from speednik.stages import StageSetError, expand_stages
-
-DEFAULTS = EvolutionConfig.__dataclass_fields__
-
-
-def _default(name: str):
-    f = DEFAULTS[name]
-    return f.default_factory() if callable(f.default_factory) else f.default
-
-
-def build_parser() -> argparse.ArgumentParser:
-    # Every option defaults to None, so that what was given is visible:
-    # --resume refuses settings that a checkpoint fixes. The defaults are
-    # filled in from EvolutionConfig and shown in the help.
-    d = _default
-    p = OneLineParser(
-        prog="python -m evolution.run", error_name="evolution.run",
-        description="Evolve policies (see --policy) that play Speednik stages, "
-                    "with a search strategy (see --algorithm). Fitness is the "
-                    "episode's total reward, averaged over the training stages.",
-        epilog=f"exit status: 0 done; 1 the run failed (its last finished generation is "
-               f"checkpointed): an episode raised, the Dask scheduler was lost, or worker "
-               f"processes died {MAX_WORKER_DEATHS} times in all (a worker that dies "
-               f"before that costs nothing: its episodes run again); 2 bad input; 130 "
-               f"Ctrl-C, 143 SIGTERM (checkpointed, continue with --resume).")
-
-    def opt(*names: str, help: str, default_of: str | None = None, **kw) -> None:
-        name = default_of or names[0].lstrip("-").replace("-", "_")
-        shown = d(name) if name in DEFAULTS else None
-        if shown not in (None, ()) and "(default" not in help:
-            help = f"{help} (default: {' '.join(shown) if isinstance(shown, tuple) else shown})"
-        target.add_argument(*names, default=None, help=help, **kw)
-
-    target = p
-    opt("--generations", type=int,
-        help="generations to run after the initial population "
-             "(with --resume: the total to reach)")
-    opt("--population", type=int, help="genomes per generation")
-    opt("--stage", dest="stages", nargs="+", metavar="NAME", default_of="stages",
-        help="stage(s) to evolve on: built-in names (hillside, pipeworks, skybridge), "
-             ".toml profile paths (a copy of each is kept in the run directory) or "
-             "generated sets gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages)")
-    opt("--stages-per-generation", type=int, metavar="K",
-        help="score each generation on K of the training stages, drawn from the "
-             "seed and the generation, the same K for every genome (default: all)")
-    opt("--test-stage", dest="test_stages", nargs="+", metavar="NAME",
-        default_of="test_stages",
-        help="held-out stages (same forms as --stage, e.g. gen:medium:1000-1099) the "
-             "best genome so far is played on every --test-every generations; they "
-             "never influence the run")
-    opt("--test-every", type=int, metavar="N",
-        help="generations between held-out tests (and the last one)")
-    opt("--validation-stage", dest="validation_stages", nargs="+", metavar="NAME",
-        default_of="validation_stages",
-        help="validation stages (same forms as --stage): every --test-every "
-             "generations the candidates the run keeps are played on them, and the "
-             "best there becomes best.json's genome (and the one the held-out test "
-             "plays); they never steer the search")
-    opt("--observation",
-        help="what the policy sees: " + "; ".join(
-            f"'{e.name}' ({e.size} values: {e.description})" for e in OBSERVATIONS.values()))
-    opt("--policy", choices=list_policies(),
-        help="the policy family: " + "; ".join(
-            f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values()))
-    for family in POLICY_FAMILIES.values():
-        for setting in family.settings:
-            opt(f"--{setting.name}", type=int, metavar=setting.name[0].upper(),
-                help=f"{setting.help} of --policy {family.name}")
-    opt("--algorithm", choices=list_strategies(),
-        help="the search: " + "; ".join(
-            f"'{e.name}' ({e.summary})" for e in STRATEGIES.values()))
-    for entry in STRATEGIES.values():
-        for setting in entry.settings:
-            target.add_argument(
-                setting.flag, dest=setting.name, type=int if setting.whole else float,
-                default=None, metavar="X",
-                help=f"{setting.help} of --algorithm {entry.name} (default: "
-                     f"{setting.default:g})")
-    opt("--seed", type=int, help="the one seed every random choice flows from")
-    opt("--engine", choices=ENGINES,
-        help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
-             "faster; compiles on first use) or 'python' (the readable "
-             "simulation); both give identical results")
-    opt("--workers", type=int,
-        help=f"with --engine compiled: threads sharing each generation; with "
-             f"--engine python: worker processes; with --scheduler local: the "
-             f"cluster's worker processes (a scheduler address brings its own). At "
-             f"most one per episode of a generation (default: all cores, "
-             f"{d('workers')})")
-    opt("--scheduler", metavar="ADDRESS",
-        help="evaluate each generation on a Dask distributed cluster: the address "
-             "of its scheduler (tcp://HOST:PORT), or 'local' for a cluster of "
-             "--workers processes on this machine, listening on 127.0.0.1 only. "
-             "Results are the same as without; needs the 'cluster' extra. Not kept "
-             "by --resume: give it again to continue on a cluster (default: none, "
-             "this process)")
-    opt("--max-steps", type=int, help="frames per episode before it ends as a timeout")
-    opt("--stall-frames", type=int,
-        help="end an episode as stalled after this many frames without new "
-             "progress (0: never)")
-    opt("--out", help="run directory, new or empty (default: runs/<stage>-seed<seed>, "
-                      "numbered -2, -3, ... when taken)")
-    opt("--resume", metavar="RUN_DIR",
-        help="continue a run from its checkpoint with the settings it holds: "
-             "--generations (the total to reach), --workers, --checkpoint-every, "
-             "--engine and --scheduler may change; any other setting given (a "
-             "requeued command line repeats them all, --out RUN_DIR included) must "
-             "equal the checkpoint's")
-    opt("--max-frames", type=int, metavar="N",
-        help="stop once the search has played N frames (the generation that reaches "
-             "them is finished; held-out and validation episodes are not counted), "
-             "or at --generations, whichever comes first: an equal budget for "
-             "comparing search methods (default: no limit)")
-    opt("--checkpoint-every", type=int,
-        help="write the checkpoint every N generations (and at the end, on Ctrl-C "
-             "and on SIGTERM)")
-    target = p.add_argument_group("operators")
-    opt("--cx-prob", type=float, help="probability that a pair of parents is blended")
-    opt("--mut-prob", type=float, help="probability that an offspring is mutated")
-    opt("--mut-sigma", type=float,
-        help=f"standard deviation of the Gaussian mutation, above 0 and at most "
-             f"{SIGMA_MAX:g}")
-    opt("--mut-indpb", type=float,
-        help="probability that each weight of a mutated genome moves")
-    opt("--tournament", type=int, help="tournament size of the selection")
-    opt("--elite", type=int,
-        help="best genomes ever found copied unchanged into each generation "
-             "(from the hall of fame)")
-    opt("--init-sigma", type=float,
-        help=f"standard deviation of the initial random weights, above 0 and at "
-             f"most {SIGMA_MAX:g}")
-    p.add_argument("--quiet", action="store_true", help="print only the final summary")
-    return p
-
-
-# May be given with --resume; every other setting comes from the checkpoint.
-RESUMABLE = ("generations", "max_frames", "workers", "checkpoint_every", "engine",
-             "scheduler")
-# Options named otherwise than their setting.
-FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage",
-                 "validation_stages": "--validation-stage", "out": "--out"}
-STAGE_LISTS = ("stages", "test_stages", "validation_stages")
-
-
-def _option(dest: str) -> str:
-    return FIXED_OPTIONS.get(dest, "--" + dest.replace("_", "-"))
-
-
-def given_settings(args: argparse.Namespace) -> dict:
-    """The settings given on the command line, as a run records them: a
-    profile path made absolute, `--stall-frames 0` as None (never)."""
-    names = {f.name for f in fields(EvolutionConfig)}
-    values = {k: v for k, v in vars(args).items()
-              if k in names and v is not None}
-    if args.stall_frames == 0:
-        values["stall_frames"] = None
-    options = {name: getattr(args, name) for name in all_settings()
-               if getattr(args, name, None) is not None}
-    if options:
-        values["options"] = options
-    for key in STAGE_LISTS:
-        if key in values:
-            # A profile path is recorded absolute, so that replay and resume
-            # find it from any directory.
-            values[key] = [str(Path(s).resolve()) if s.endswith(".toml") else s
-                           for s in values[key]]
-    return values
-
-
-def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
-    return EvolutionConfig(**given_settings(args))
-
-
-def differences_from_checkpoint(args: argparse.Namespace, saved: EvolutionConfig,
-                                run_dir: Path) -> list[str]:
-    """Each setting given with --resume that the checkpoint fixes and that
-    differs from it, as "--option VALUE (recorded: VALUE)". A requeued
-    command line repeats the settings of the run: equal ones are no
-    difference, compared as the run records them (stage sets expanded)."""
-    recorded = saved.to_dict()
-    out = []
-    for name, value in given_settings(args).items():
-        if name in RESUMABLE:
-            continue
-        if name == "options":
-            for option, given in value.items():
-                held = recorded["options"].get(option)
-                if given != held:
-                    out.append(f"{all_settings()[option][1].flag} {given} "
-                               f"(recorded: {'none' if held is None else held})")
-            continue
-        if name in STAGE_LISTS:
-            same = _same_stages(value, recorded[name], run_dir)
-        else:
-            same = value == recorded[name]
-        if not same:
-            out.append(f"{_option(name)} {_shown(name, value)} "
-                       f"(recorded: {_shown(name, recorded[name])})")
-    if args.out is not None and not _same_directory(args.out, run_dir):
-        out.append(f"--out {args.out} (the run is {run_dir})")
-    return out
-
-
-def _same_stages(given: list[str], recorded: list[str], run_dir: Path) -> bool:
-    try:
-        given = expand_stages(given)
-    except StageSetError as exc:
-        raise ConfigError(str(exc)) from None
-    recorded = expand_stages(recorded)
-    # A profile that moved is replaced by the run's copy of it: either
-    # path names the recorded stage.
-    return len(given) == len(recorded) and all(
-        g in (r, locate_stage(r, run_dir)) for g, r in zip(given, recorded))
-
-
-def _same_directory(a: str, b: Path) -> bool:
-    try:
-        return Path(a).resolve() == b.resolve()
-    except OSError:
-        return False
-
-
-def _shown(name: str, value: object) -> str:
-    """A setting as an option would give it."""
-    if value is None:
-        return "0" if name == "stall_frames" else "none"
-    if isinstance(value, (list, tuple)):
-        return " ".join(map(str, value)) or "none"
-    return str(value)
-
-
-def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfig:
-    """The checkpoint's settings, with the resumable ones given on the
-    command line; refuses any other setting given that differs from the
-    checkpoint's, and a config.json that is not the checkpoint's."""
-    remove_stale_temporaries(run_dir)
-    ckpt = load_checkpoint(run_dir)
-    try:
-        saved = EvolutionConfig.from_dict(ckpt.config)
-    except (TypeError, ValueError) as exc:
-        raise CheckpointError(f"{run_dir / CHECKPOINT_NAME}: bad settings ({exc})") from None
-    check_checkpoint_fits(ckpt, saved, run_dir / CHECKPOINT_NAME)
-    differ = differences_from_checkpoint(args, saved, run_dir)
-    if differ:
-        raise ConfigError(
-            f"settings that differ from the checkpoint's cannot be given with "
-            f"--resume: {', '.join(differ)}; a run continues with the settings of "
-            f"its checkpoint: give them as recorded or leave them out (or start a "
-            f"new run in another --out); accepted changes: --generations, --max-frames, --workers, "
-            f"--checkpoint-every, --engine, --scheduler")
-    recorded = read_config(run_dir)
-
-    def settings(config: EvolutionConfig) -> dict:
-        # A profile that moved is replaced by the run's copy of it; either
-        # name means the same stage.
-        return dict(config.to_dict(), **{
-            key: [locate_stage(s, run_dir) for s in getattr(config, key)]
-            for key in STAGE_LISTS})
-
-    differ = [k for k, v in settings(saved).items()
-              if k not in RESUMABLE and settings(recorded)[k] != v]
-    if differ:
-        raise ConfigError(
-            f"{run_dir / CONFIG_NAME} disagrees with the checkpoint on "
-            f"{', '.join(differ)}; a run resumes with its checkpoint's settings: "
-            f"restore {CONFIG_NAME} or start a new run")
-    stages = tuple(locate_stage(s, run_dir) for s in saved.stages)
-    # A cluster belongs to this invocation: without --scheduler the run
-    # continues in this process, whatever the last invocation used.
-    tests = tuple(locate_stage(s, run_dir) for s in saved.test_stages)
-    checks = tuple(locate_stage(s, run_dir) for s in saved.validation_stages)
-    return saved.replace(stages=list(stages), test_stages=list(tests),
-                         validation_stages=list(checks),
-                         scheduler=args.scheduler, **{
-                             a: getattr(args, a) for a in RESUMABLE
-                             if getattr(args, a) is not None and a != "scheduler"})
-
-
-def check_checkpoint_fits(ckpt, config: EvolutionConfig, path: Path) -> None:
-    """CheckpointError unless the checkpoint's population, hall of fame,
-    logbook and search state are what its own settings make: a damaged or
-    crafted one would otherwise continue as another run (a GA with fewer
-    genomes) or fail midway with a traceback (a CMA-ES without its state)."""
-    size = config.genome_size()
-
-    def damaged(what: str) -> CheckpointError:
-        return CheckpointError(f"{path}: damaged checkpoint ({what}); accepted: a "
-                               f"{CHECKPOINT_NAME} written by this tool")
-
-    if len(ckpt.population) != config.population:
-        raise damaged(f"{len(ckpt.population)} genomes where its settings say "
-                      f"--population {config.population}")
-    if not 1 <= len(ckpt.hall_of_fame) <= max(config.elite, 1):
-        raise damaged(f"a hall of fame of {len(ckpt.hall_of_fame)}")
-    genomes = [g for g, _ in ckpt.population + ckpt.hall_of_fame]
-    if any(len(g) != size for g in genomes) or any(
-            len(k) != 8 * size for k in ckpt.summaries):
-        raise damaged(f"genomes that are not the {size} numbers of a {config.policy} "
-                      f"policy over the {config.observation!r} observation")
-    if len(ckpt.logbook) != ckpt.generation + 1:
-        raise damaged(f"{len(ckpt.logbook)} logbook rows for generation {ckpt.generation}")
-    # The strategy rebuilt from its state, as the run will: a state that
-    # is missing or of another shape is refused before anything is written.
-    try:
-        get_strategy(config.algorithm).load().from_state(config, size, ckpt.search)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise damaged(f"its {config.algorithm} state: {exc}") from None
-
-
-def new_run_dir(args: argparse.Namespace, config: EvolutionConfig,
-                lock: RunDirLock) -> Path:
-    """The directory of a new run: --out, which must be new or empty and
-    creatable, or a fresh default one. Created here, and locked before it
-    is looked into, so that of two runs started into it at once one
-    writes and the other is refused."""
-    if args.out is None:
-        run_dir = default_run_dir(config)
-    elif not args.out.strip():
-        raise ConfigError("--out is empty; accepted: a path to a new or empty directory")
-    else:
-        run_dir = Path(args.out)
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ConfigError(f"--out {run_dir}: exists and is not a directory; accepted: "
-                          f"a path to a new or empty directory")
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        probe = run_dir / f".write-test-{os.getpid()}"
-        probe.touch()
-        probe.unlink()
-    except OSError as exc:
-        raise ConfigError(
-            f"--out {run_dir}: cannot be written ({exc.strerror or exc}); accepted: a "
-            f"path to a new or empty directory that can be written") from None
-    lock.take(run_dir)
-    remove_stale_temporaries(run_dir)
-    try:
-        entries = sorted(os.listdir(run_dir))
-    except OSError as exc:
-        raise ConfigError(f"--out {run_dir}: cannot be read ({exc.strerror})") from None
-    if CHECKPOINT_NAME in entries or LEGACY_NAME in entries:
-        raise ConfigError(
-            f"{run_dir} already holds a run; continue it with --resume {run_dir} "
-            f"or choose another --out")
-    if entries and is_unsaved_start(run_dir, entries):
-        clear_unsaved_start(run_dir, entries)
-    elif entries:
-        raise ConfigError(
-            f"--out {run_dir}: not empty (holds {', '.join(entries[:3])}"
-            f"{', ...' if len(entries) > 3 else ''}); a run writes only into a new "
-            f"or empty directory: choose another --out, or --resume a run")
-    return run_dir
-
-
-# What a run writes once its generation 0 is done, before its first
-# checkpoint: a run killed (SIGKILL, a node lost) in between leaves these
-# and nothing to resume.
-UNSAVED_START = {CONFIG_NAME, LOGBOOK_NAME, BEST_NAME, STAGE_COPIES}
-
-
-def is_unsaved_start(run_dir: Path, entries: list[str]) -> bool:
-    """Whether `entries` of `run_dir` are only what a run killed before
-    its first checkpoint leaves, its config.json this tool's."""
-    if CONFIG_NAME not in entries or not set(entries) <= UNSAVED_START:
-        return False
-    try:
-        read_config_data(run_dir)
-    except RunFileError:
-        return False
-    return True
-
-
-def clear_unsaved_start(run_dir: Path, entries: list[str]) -> None:
-    """Remove the files of a run that never saved a generation, saying so:
-    without a checkpoint there is nothing to continue, and a requeued
-    command (which adds --resume only once there is a checkpoint) must be
-    able to start again."""
-    for name in entries:
-        path = run_dir / name
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    print(f"evolution.run: note: {run_dir} held only {', '.join(entries)} of a run "
-          f"stopped before its first checkpoint (nothing to resume); starting anew",
-          file=sys.stderr)
-
-
-class RunDirLock:
-    """One run at a time in a run directory: two would mix their files. An
-    exclusive flock on the directory for the life of the command; the
-    system drops it however the process ends (SIGKILL included), so it
-    never goes stale. Worker processes forked by the run share it until
-    they notice the run is gone (within a fraction of a second), which
-    `take` waits out."""
-
-    WAIT_SECONDS = 3.0
-
-    def __init__(self) -> None:
-        self._fd: int | None = None
-
-    def take(self, run_dir: Path) -> None:
-        try:
-            import fcntl
-        except ImportError:   # no flock on this system: unguarded
-            return
-        fd = os.open(run_dir, os.O_RDONLY)
-        deadline = time.monotonic() + self.WAIT_SECONDS
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    os.close(fd)
-                    raise ConfigError(
-                        f"{run_dir}: another run is writing into it; accepted: one run "
-                        f"at a time in a directory (wait for it to end, or choose "
-                        f"another --out)") from None
-                time.sleep(0.05)
-        self.release()
-        self._fd = fd
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-    def __enter__(self) -> RunDirLock:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-
-
-def default_run_dir(config: EvolutionConfig) -> Path:
-    """runs/<stage>-seed<seed>, numbered on when that is taken, so running
-    the same command twice never collides with (or overwrites) a run."""
-    stage = Path(config.stages[0]).stem.replace(":", "-")
-    more = f"+{len(config.stages) - 1}" if len(config.stages) > 1 else ""
-    base = Path("runs") / f"{stage}{more}-seed{config.seed}"
-    path, n = base, 1
-    while path.exists():
-        n += 1
-        path = base.with_name(f"{base.name}-{n}")
-    return path
-
-
-def _fmt_time(seconds: float) -> str:
-    seconds = int(round(seconds))
-    m, s = divmod(seconds, 60)
-    h, m = divmod(m, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
-def make_reporter(quiet: bool):
-    def report(record: dict, config: EvolutionConfig, elapsed: float) -> None:
-        if quiet:
-            return
-        gen = record["gen"]
-        done = max(gen, 1)
-        left = elapsed / done * (config.generations - gen) if gen else 0.0
-        print(f"gen {gen:4d}  best {record['max']:8.3f}  mean {record['mean']:8.3f}"
-              f"  progress {100 * record['best_progress']:5.1f}%"
-              f"  goals {record['completions']:3d}/{config.population}"
-              + (f"  held-out {record['test_goals']}/{len(config.held_out_stages())}"
-                 f" ({100 * record['test_progress']:.1f}%)"
-                 if record.get("test_goals") is not None else "")
-              + (f"  validation {record['val_goals']}/{len(config.validation_stage_names())}"
-                 if record.get("val_goals") is not None else "")
-              + (f"  qd-score {record['qd_score']:.1f}  coverage "
-                 f"{100 * record['coverage']:.1f}%" if "qd_score" in record else "")
-              + f"  elapsed {_fmt_time(elapsed)}  left {_fmt_time(left)}",
-              flush=True)
-    return report
 
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -609,10 +109,10 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     if not args.quiet:
         what = "resuming" if args.resume else "starting"
         print(f"{what} {run_dir}: stages {', '.join(config.stages)}, "
-              f"observation {config.observation}, {_policy_words(config)}, "
+              f"observation {config.observation}, {policy_words(config)}, "
               f"{config.algorithm}, population {config.population}, "
               f"{config.generations} generations, seed {config.seed}, "
-              f"{_where(config)}", flush=True)
+              f"{where_it_runs(config)}", flush=True)
     t0 = time.perf_counter()
     try:
         # On a cluster the workers load the engine, not this process.
@@ -624,14 +124,14 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     except KeyboardInterrupt:
         # During the first generation: nothing finished, nothing to resume.
         if args.resume is None:
-            _remove_if_empty(run_dir)
+            remove_if_empty(run_dir)
         print(f"evolution.run: {'terminated' if signals.terminated else 'interrupted'} "
               f"before the first generation finished; nothing was saved", file=sys.stderr)
         return signals.exit_status
     except (WorkerDiedError, EpisodeError, ClusterError) as exc:
-        saved = _saved_generation(run_dir)
+        saved = saved_generation(run_dir)
         if saved is None and args.resume is None:
-            _remove_if_empty(run_dir)
+            remove_if_empty(run_dir)
         where = (f"; generation {saved} is checkpointed, continue with: "
                  f"{_python()} -m evolution.run --resume {run_dir}" if saved is not None
                  else "; nothing was saved")
@@ -664,7 +164,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
         if len(h["by_set"]) > 1:
             for name, (done, count) in h["by_set"].items():
                 print(f"  {name}: {done} of {count} ({100 * done / count:.1f}%)")
-    print(f"wall time {_fmt_time(time.perf_counter() - t0)}")
+    print(f"wall time {format_time(time.perf_counter() - t0)}")
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
     _draw_fitness(run_dir)
     return signals.exit_status if outcome.interrupted else EXIT_OK
@@ -687,51 +187,6 @@ def _draw_fitness(run_dir: Path) -> None:
         why = (drawn.stderr.strip().splitlines() or [f"exit status {drawn.returncode}"])[-1]
     print(f"fitness.png not drawn ({why}); draw it with: "
           f"{_python()} -m plots fitness {run_dir}")
-
-
-def _policy_words(config: EvolutionConfig) -> str:
-    """`policy mlp (16 hidden)`: the family and its settings."""
-    settings = config.policy_spec().settings
-    extra = ", ".join(f"{value} {name}" for name, value in settings)
-    return f"policy {config.policy}{f' ({extra})' if extra else ''}"
-
-
-def _where(config: EvolutionConfig) -> str:
-    if config.scheduler is None:
-        return f"{config.workers} worker(s)"
-    if config.scheduler == "local":
-        return f"a local Dask cluster of {config.workers} worker(s)"
-    return f"the Dask cluster at {config.scheduler}"
-
-
-class ClusterLines(logging.Handler):
-    """What the cluster says (`evolution.cluster`'s logger) as lines of this
-    command, while a run goes on: whom it connected to and how many workers
-    it has on stdout (not with --quiet), a wait for workers on stderr
-    (always: a run must not wait in silence)."""
-
-    def __init__(self, quiet: bool) -> None:
-        super().__init__(logging.INFO)
-        self.quiet = quiet
-        self.logger = logging.getLogger("evolution.cluster")
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno >= logging.WARNING:
-            print(f"evolution.run: {record.getMessage()}", file=sys.stderr, flush=True)
-        elif not self.quiet:
-            print(record.getMessage(), flush=True)
-
-    def __enter__(self) -> ClusterLines:
-        self._before = (self.logger.level, self.logger.propagate)
-        self.logger.setLevel(logging.INFO)
-        self.logger.propagate = False
-        self.logger.addHandler(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.logger.removeHandler(self)
-        self.logger.setLevel(self._before[0])
-        self.logger.propagate = self._before[1]
 
 
 def _prepare_engine(quiet: bool) -> None:
@@ -783,21 +238,6 @@ def check_memory(config: EvolutionConfig) -> None:
             f"--population {config.population} with {config.workers} worker(s) needs "
             f"about {need / 2**30:.1f} GiB, more than the {have / 2**30:.1f} GiB of "
             f"memory available; accepted: a smaller population or fewer workers")
-
-
-def _remove_if_empty(run_dir: Path) -> None:
-    try:
-        remove_stale_temporaries(run_dir)
-        run_dir.rmdir()
-    except OSError:
-        pass
-
-
-def _saved_generation(run_dir: Path) -> int | None:
-    try:
-        return load_checkpoint(run_dir).generation
-    except CheckpointError:
-        return None
 
 
 def _python() -> str:

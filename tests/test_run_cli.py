@@ -328,7 +328,7 @@ def test_ctrl_c_while_the_summary_is_written_is_one_line(tmp_path, monkeypatch, 
     def interrupted(seconds):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run, "_fmt_time", interrupted)
+    monkeypatch.setattr(run, "format_time", interrupted)
     code = run.main(["--generations", "1", *FAST, "--out", str(tmp_path / "r")])
     assert code == 130
     err = capsys.readouterr().err

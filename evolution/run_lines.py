@@ -1,0 +1,82 @@
+"""What a run prints as it goes: the per-generation line, the words for
+its policy and where it runs, and the cluster's own lines."""
+from __future__ import annotations
+
+import logging
+import sys
+
+from evolution.config import EvolutionConfig
+
+
+def format_time(seconds: float) -> str:
+    seconds = int(round(seconds))
+    m, s = divmod(seconds, 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def make_reporter(quiet: bool):
+    def report(record: dict, config: EvolutionConfig, elapsed: float) -> None:
+        if quiet:
+            return
+        gen = record["gen"]
+        done = max(gen, 1)
+        left = elapsed / done * (config.generations - gen) if gen else 0.0
+        print(f"gen {gen:4d}  best {record['max']:8.3f}  mean {record['mean']:8.3f}"
+              f"  progress {100 * record['best_progress']:5.1f}%"
+              f"  goals {record['completions']:3d}/{config.population}"
+              + (f"  held-out {record['test_goals']}/{len(config.held_out_stages())}"
+                 f" ({100 * record['test_progress']:.1f}%)"
+                 if record.get("test_goals") is not None else "")
+              + (f"  validation {record['val_goals']}/{len(config.validation_stage_names())}"
+                 if record.get("val_goals") is not None else "")
+              + (f"  qd-score {record['qd_score']:.1f}  coverage "
+                 f"{100 * record['coverage']:.1f}%" if "qd_score" in record else "")
+              + f"  elapsed {format_time(elapsed)}  left {format_time(left)}",
+              flush=True)
+    return report
+
+
+def policy_words(config: EvolutionConfig) -> str:
+    """`policy mlp (16 hidden)`: the family and its settings."""
+    settings = config.policy_spec().settings
+    extra = ", ".join(f"{value} {name}" for name, value in settings)
+    return f"policy {config.policy}{f' ({extra})' if extra else ''}"
+
+
+def where_it_runs(config: EvolutionConfig) -> str:
+    if config.scheduler is None:
+        return f"{config.workers} worker(s)"
+    if config.scheduler == "local":
+        return f"a local Dask cluster of {config.workers} worker(s)"
+    return f"the Dask cluster at {config.scheduler}"
+
+
+class ClusterLines(logging.Handler):
+    """What the cluster says (`evolution.cluster`'s logger) as lines of this
+    command, while a run goes on: whom it connected to and how many workers
+    it has on stdout (not with --quiet), a wait for workers on stderr
+    (always: a run must not wait in silence)."""
+
+    def __init__(self, quiet: bool) -> None:
+        super().__init__(logging.INFO)
+        self.quiet = quiet
+        self.logger = logging.getLogger("evolution.cluster")
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING:
+            print(f"evolution.run: {record.getMessage()}", file=sys.stderr, flush=True)
+        elif not self.quiet:
+            print(record.getMessage(), flush=True)
+
+    def __enter__(self) -> ClusterLines:
+        self._before = (self.logger.level, self.logger.propagate)
+        self.logger.setLevel(logging.INFO)
+        self.logger.propagate = False
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self._before[0])
+        self.logger.propagate = self._before[1]

@@ -1,0 +1,191 @@
+"""The options of `python -m evolution.run` and the settings they give:
+the parser (its choices and help read from the registries) and the run
+configuration built from what was given."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import fields
+from pathlib import Path
+
+from evolution.config import SIGMA_MAX, EvolutionConfig
+from evolution.strategy import STRATEGIES, all_settings, list_strategies
+from runners.cli import OneLineParser
+from runners.compiled import ENGINES
+from runners.parallel import MAX_WORKER_DEATHS
+from runners.policies import POLICY_FAMILIES, list_policies
+from speednik.observation import OBSERVATIONS
+
+
+DEFAULTS = EvolutionConfig.__dataclass_fields__
+
+
+def _default(name: str):
+    f = DEFAULTS[name]
+    return f.default_factory() if callable(f.default_factory) else f.default
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # Every option defaults to None, so that what was given is visible:
+    # --resume refuses settings that a checkpoint fixes. The defaults are
+    # filled in from EvolutionConfig and shown in the help.
+    d = _default
+    p = OneLineParser(
+        prog="python -m evolution.run", error_name="evolution.run",
+        description="Evolve policies (see --policy) that play Speednik stages, "
+                    "with a search strategy (see --algorithm). Fitness is the "
+                    "episode's total reward, averaged over the training stages.",
+        epilog=f"exit status: 0 done; 1 the run failed (its last finished generation is "
+               f"checkpointed): an episode raised, the Dask scheduler was lost, or worker "
+               f"processes died {MAX_WORKER_DEATHS} times in all (a worker that dies "
+               f"before that costs nothing: its episodes run again); 2 bad input; 130 "
+               f"Ctrl-C, 143 SIGTERM (checkpointed, continue with --resume).")
+
+    def opt(*names: str, help: str, default_of: str | None = None, **kw) -> None:
+        name = default_of or names[0].lstrip("-").replace("-", "_")
+        shown = d(name) if name in DEFAULTS else None
+        if shown not in (None, ()) and "(default" not in help:
+            help = f"{help} (default: {' '.join(shown) if isinstance(shown, tuple) else shown})"
+        target.add_argument(*names, default=None, help=help, **kw)
+
+    target = p
+    opt("--generations", type=int,
+        help="generations to run after the initial population "
+             "(with --resume: the total to reach)")
+    opt("--population", type=int, help="genomes per generation")
+    opt("--stage", dest="stages", nargs="+", metavar="NAME", default_of="stages",
+        help="stage(s) to evolve on: built-in names (hillside, pipeworks, skybridge), "
+             ".toml profile paths (a copy of each is kept in the run directory) or "
+             "generated sets gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages)")
+    opt("--stages-per-generation", type=int, metavar="K",
+        help="score each generation on K of the training stages, drawn from the "
+             "seed and the generation, the same K for every genome (default: all)")
+    opt("--test-stage", dest="test_stages", nargs="+", metavar="NAME",
+        default_of="test_stages",
+        help="held-out stages (same forms as --stage, e.g. gen:medium:1000-1099) the "
+             "best genome so far is played on every --test-every generations; they "
+             "never influence the run")
+    opt("--test-every", type=int, metavar="N",
+        help="generations between held-out tests (and the last one)")
+    opt("--validation-stage", dest="validation_stages", nargs="+", metavar="NAME",
+        default_of="validation_stages",
+        help="validation stages (same forms as --stage): every --test-every "
+             "generations the candidates the run keeps are played on them, and the "
+             "best there becomes best.json's genome (and the one the held-out test "
+             "plays); they never steer the search")
+    opt("--observation",
+        help="what the policy sees: " + "; ".join(
+            f"'{e.name}' ({e.size} values: {e.description})" for e in OBSERVATIONS.values()))
+    opt("--policy", choices=list_policies(),
+        help="the policy family: " + "; ".join(
+            f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values()))
+    for family in POLICY_FAMILIES.values():
+        for setting in family.settings:
+            opt(f"--{setting.name}", type=int, metavar=setting.name[0].upper(),
+                help=f"{setting.help} of --policy {family.name}")
+    opt("--algorithm", choices=list_strategies(),
+        help="the search: " + "; ".join(
+            f"'{e.name}' ({e.summary})" for e in STRATEGIES.values()))
+    for entry in STRATEGIES.values():
+        for setting in entry.settings:
+            target.add_argument(
+                setting.flag, dest=setting.name, type=int if setting.whole else float,
+                default=None, metavar="X",
+                help=f"{setting.help} of --algorithm {entry.name} (default: "
+                     f"{setting.default:g})")
+    opt("--seed", type=int, help="the one seed every random choice flows from")
+    opt("--engine", choices=ENGINES,
+        help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
+             "faster; compiles on first use) or 'python' (the readable "
+             "simulation); both give identical results")
+    opt("--workers", type=int,
+        help=f"with --engine compiled: threads sharing each generation; with "
+             f"--engine python: worker processes; with --scheduler local: the "
+             f"cluster's worker processes (a scheduler address brings its own). At "
+             f"most one per episode of a generation (default: all cores, "
+             f"{d('workers')})")
+    opt("--scheduler", metavar="ADDRESS",
+        help="evaluate each generation on a Dask distributed cluster: the address "
+             "of its scheduler (tcp://HOST:PORT), or 'local' for a cluster of "
+             "--workers processes on this machine, listening on 127.0.0.1 only. "
+             "Results are the same as without; needs the 'cluster' extra. Not kept "
+             "by --resume: give it again to continue on a cluster (default: none, "
+             "this process)")
+    opt("--max-steps", type=int, help="frames per episode before it ends as a timeout")
+    opt("--stall-frames", type=int,
+        help="end an episode as stalled after this many frames without new "
+             "progress (0: never)")
+    opt("--out", help="run directory, new or empty (default: runs/<stage>-seed<seed>, "
+                      "numbered -2, -3, ... when taken)")
+    opt("--resume", metavar="RUN_DIR",
+        help="continue a run from its checkpoint with the settings it holds: "
+             "--generations (the total to reach), --workers, --checkpoint-every, "
+             "--engine and --scheduler may change; any other setting given (a "
+             "requeued command line repeats them all, --out RUN_DIR included) must "
+             "equal the checkpoint's")
+    opt("--max-frames", type=int, metavar="N",
+        help="stop once the search has played N frames (the generation that reaches "
+             "them is finished; held-out and validation episodes are not counted), "
+             "or at --generations, whichever comes first: an equal budget for "
+             "comparing search methods (default: no limit)")
+    opt("--checkpoint-every", type=int,
+        help="write the checkpoint every N generations (and at the end, on Ctrl-C "
+             "and on SIGTERM)")
+    target = p.add_argument_group("operators")
+    opt("--cx-prob", type=float, help="probability that a pair of parents is blended")
+    opt("--mut-prob", type=float, help="probability that an offspring is mutated")
+    opt("--mut-sigma", type=float,
+        help=f"standard deviation of the Gaussian mutation, above 0 and at most "
+             f"{SIGMA_MAX:g}")
+    opt("--mut-indpb", type=float,
+        help="probability that each weight of a mutated genome moves")
+    opt("--tournament", type=int, help="tournament size of the selection")
+    opt("--elite", type=int,
+        help="best genomes ever found copied unchanged into each generation "
+             "(from the hall of fame)")
+    opt("--init-sigma", type=float,
+        help=f"standard deviation of the initial random weights, above 0 and at "
+             f"most {SIGMA_MAX:g}")
+    p.add_argument("--quiet", action="store_true", help="print only the final summary")
+    return p
+
+
+# May be given with --resume; every other setting comes from the checkpoint.
+RESUMABLE = ("generations", "max_frames", "workers", "checkpoint_every", "engine",
+             "scheduler")
+
+
+# Options named otherwise than their setting.
+FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage",
+                 "validation_stages": "--validation-stage", "out": "--out"}
+
+
+STAGE_LISTS = ("stages", "test_stages", "validation_stages")
+
+
+def option_name(dest: str) -> str:
+    return FIXED_OPTIONS.get(dest, "--" + dest.replace("_", "-"))
+
+
+def given_settings(args: argparse.Namespace) -> dict:
+    """The settings given on the command line, as a run records them: a
+    profile path made absolute, `--stall-frames 0` as None (never)."""
+    names = {f.name for f in fields(EvolutionConfig)}
+    values = {k: v for k, v in vars(args).items()
+              if k in names and v is not None}
+    if args.stall_frames == 0:
+        values["stall_frames"] = None
+    options = {name: getattr(args, name) for name in all_settings()
+               if getattr(args, name, None) is not None}
+    if options:
+        values["options"] = options
+    for key in STAGE_LISTS:
+        if key in values:
+            # A profile path is recorded absolute, so that replay and resume
+            # find it from any directory.
+            values[key] = [str(Path(s).resolve()) if s.endswith(".toml") else s
+                           for s in values[key]]
+    return values
+
+
+def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
+    return EvolutionConfig(**given_settings(args))
