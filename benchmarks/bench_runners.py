@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runners import BaseAgent, EpisodePool, EpisodeRunner, RunnerConfig  # noqa: E402
 from runners.specs import register_agent_factory  # noqa: E402
 from runners.linear import LinearPolicy  # noqa: E402
-from runners.parallel import prepare_jobs, run_job  # noqa: E402
+from runners.jobs import prepare_jobs, run_job  # noqa: E402
 from speednik.actions import ACTION_RIGHT, NUM_ACTIONS, action_to_input  # noqa: E402
 from speednik.observation import OBS_DIM, extract_observation  # noqa: E402
 from speednik.physics import InputState  # noqa: E402

@@ -37,7 +37,7 @@ from evolution.reporters import Console, HeldOut, LogbookFollower, Reporter, Run
 from evolution.strategy import Strategy, get_strategy
 from evolution.validation import Validation
 from runners.atomic import remove_stale_temporaries
-from runners.parallel import EpisodeError, WorkerDiedError
+from runners.errors import EpisodeError, WorkerDiedError
 
 
 @dataclass

@@ -104,7 +104,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     # Imported here so --help and argument errors stay fast.
     from evolution.evolve import evolve
     from evolution.cluster import ClusterError
-    from runners.parallel import EpisodeError, WorkerDiedError
+    from runners.errors import EpisodeError, WorkerDiedError
 
     if not args.quiet:
         what = "resuming" if args.resume else "starting"

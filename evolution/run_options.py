@@ -11,7 +11,7 @@ from evolution.config import SIGMA_MAX, EvolutionConfig
 from evolution.strategy import STRATEGIES, all_settings, list_strategies
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
-from runners.parallel import MAX_WORKER_DEATHS
+from runners.pool import MAX_WORKER_DEATHS
 from runners.policies import POLICY_FAMILIES, list_policies
 from speednik.observation import OBSERVATIONS
 

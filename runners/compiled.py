@@ -18,6 +18,7 @@ import numpy as np
 from speednik.reward import DEFAULT_WEIGHTS, make_reward
 
 from runners.episode import episode_metrics, resolve_stage
+from runners.errors import EpisodeError
 from runners.policies import FamilyAgentFactory, Policy, policy_of_spec
 from runners.result import EpisodeResult
 
@@ -54,7 +55,6 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
     Every genome is checked here first, with the policy's own check, so
     bad input fails with the readable runner's error before compiled code
     runs."""
-    from runners.parallel import EpisodeError
     from speednik.engine import run_policy_batch
 
     genomes: list[np.ndarray] = []

@@ -228,7 +228,9 @@ def test_agent_instances_and_stage_objects_in_process():
 # -- one runner per worker -------------------------------------------------------------------
 
 def test_each_process_builds_a_runner_once(monkeypatch):
-    monkeypatch.setattr(parallel, "_RUNNERS", OrderedDict())
+    import runners.jobs as jobs
+
+    monkeypatch.setattr(jobs, "_RUNNERS", OrderedDict())
     builds = []
     real = RunnerConfig.build
     monkeypatch.setattr(RunnerConfig, "build",

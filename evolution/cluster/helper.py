@@ -30,7 +30,7 @@ def _serve(conn, scheduler: str, stages: tuple, settings: dict, workers: int,
            engine: str) -> None:
     """The helper process: a DaskSession answering `("run", rows)` with
     `("ok", results)` and `("close",)` by leaving."""
-    from runners.parallel import serve_parent
+    from runners.parent import serve_parent
 
     # The run handles signals and tells this process to stop; a run killed
     # outright leaves no helper behind.

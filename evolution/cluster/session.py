@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from runners.parallel import MAX_WORKER_DEATHS
+from runners.pool import MAX_WORKER_DEATHS
 
 from evolution.cluster.errors import ClusterError, Stopped
 from evolution.cluster.task import DEFAULT_POLICY, evaluate_chunk, prepare_worker, stage_payload

@@ -321,8 +321,3 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
     return profile_from_dict(
         data, source=f"generated(seed={seed}, difficulty={level})")
 
-
-def generate_stage(seed: int, difficulty: str | int = "medium"):
-    """A built random stage (cached through `speednik.stages.generate_stage`)."""
-    from speednik.stages import generate_stage as cached
-    return cached(seed, difficulty)
