@@ -8,7 +8,8 @@ bound to 127.0.0.1, with its dashboard off: the way to try it without a
 cluster. Any other value is the address of a running scheduler
 (`dask scheduler`, dask-jobqueue, dask-kubernetes).
 
-A task is a chunk of genomes, a 2-D float64 array, sent with the run's
+A task is a chunk of genomes, a 2-D float64 array (a list of arrays for
+genomes of different sizes, a NEAT run's), sent with the run's
 stages and episode settings as plain values; `evaluate_chunk` runs it on
 the worker through the compiled engine and returns each episode's
 `EpisodeResult.to_dict()`. Results are put back in chunk order, never in
@@ -202,7 +203,8 @@ DEFAULT_POLICY = {"policy": "linear"}
 
 def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
                    engine: str = "compiled", policy: dict = DEFAULT_POLICY) -> dict:
-    """Every genome of a chunk (rows of a float64 array) on every stage,
+    """Every genome of a chunk (rows of a float64 array, or a list of
+    arrays for genomes of different sizes) on every stage,
     genome-major, as `EpisodeResult.to_dict()`s packed in columns
     (`pack_results`). `stages` are stage
     payloads (see `stage_payload`), `settings` the fields of a
@@ -214,8 +216,8 @@ def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
     built = [_worker_stage(s) for s in stages]
     observation = config.observation
     spec = Policy.from_json(policy, observation).spec
-    items = [(spec(row), stage)
-             for row in np.asarray(genomes, dtype=np.float64) for stage in built]
+    items = [(spec(np.asarray(row, dtype=np.float64)), stage)
+             for row in genomes for stage in built]
     # The readable runner runs in the task's own thread: no process pool
     # inside a worker.
     threads = _worker_threads() if engine == "compiled" else 1
@@ -386,7 +388,8 @@ class DaskSession:
 
     # -- a generation
 
-    def run(self, rows: np.ndarray, stop=None, stages: Sequence[Any] | None = None,
+    def run(self, rows: np.ndarray | list, stop=None,
+            stages: Sequence[Any] | None = None,
             policy: dict = DEFAULT_POLICY) -> list[dict]:
         """Every genome (a row) on every stage (default: the session's),
         genome-major, as `EpisodeResult.to_dict()`s packed by chunk
@@ -638,7 +641,9 @@ class ClusterEvaluation:
 
         if self._conn is None:
             raise ClusterError("the cluster connection is closed")
-        rows = np.asarray([np.asarray(g, dtype=np.float64) for g in genomes])
+        rows = [np.asarray(g, dtype=np.float64) for g in genomes]
+        if len({len(r) for r in rows}) <= 1:
+            rows = np.asarray(rows)     # one size: one array, sent whole
         try:
             self._conn.send(("run", rows, None if stages is None else tuple(stages),
                              dict(policy)))

@@ -99,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
             f"'{e.name}' ({e.size} values: {e.description})" for e in OBSERVATIONS.values()))
     opt("--policy", choices=list_policies(),
         help="the policy family: " + "; ".join(
-            f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values()))
+            f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values())
+        + " (default: the family the algorithm evolves where it has its own, else "
+          "linear)")
     for family in POLICY_FAMILIES.values():
         for setting in family.settings:
             opt(f"--{setting.name}", type=int, metavar=setting.name[0].upper(),
@@ -629,7 +631,7 @@ def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None
 
 def check_memory(config: EvolutionConfig) -> None:
     """Refuse settings whose population would not fit in memory."""
-    need = config.memory_estimate(config.genome_size())
+    need = config.memory_estimate(config.policy_spec().typical_size())
     have = available_memory()
     if have is not None and need > have:
         raise ConfigError(

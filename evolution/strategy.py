@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 
 
 class Strategy(ABC):
-    """A search over genomes of `size` numbers for a run of `config`."""
+    """A search over genomes of `size` numbers for a run of `config` (None:
+    genomes of the strategy's own family, whose sizes vary)."""
 
-    def __init__(self, config: EvolutionConfig, size: int) -> None:
+    def __init__(self, config: EvolutionConfig, size: int | None) -> None:
         self.config = config
         self.size = size
 
@@ -75,7 +76,7 @@ class Strategy(ABC):
         return None
 
     @classmethod
-    def from_state(cls, config: EvolutionConfig, size: int,
+    def from_state(cls, config: EvolutionConfig, size: int | None,
                    state: dict[str, Any] | None) -> Strategy:
         """The strategy as it was when `state()` gave `state`."""
         return cls(config, size)
@@ -120,6 +121,9 @@ class StrategyEntry:
     # that extra's name.
     needs: tuple[str, ...] = ()
     extra: str = ""
+    # The one policy family it evolves, whose genomes it encodes itself
+    # (NEAT's networks); None: any family whose genomes are of one size.
+    policy: str | None = None
 
     def missing(self) -> str | None:
         """A one-line reason it cannot run here, or None."""

@@ -1,0 +1,216 @@
+"""NEAT: networks of evolving topology as one flat genome, played the same
+by both engines, and evolved by neat-python as a search strategy whose
+runs are exact whether repeated, resumed or on either engine."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from runners import RunnerConfig, run_episodes
+from runners.genome_file import GenomeFileError, load_genome_file, write_genome_file
+from runners.neat_net import ACTIVATION_FUNCTIONS, NeatPolicy, checked_network
+from runners.neat_net import soft_tanh as readable_tanh
+from runners.parallel import EpisodeError
+from runners.policies import Policy
+from speednik import neat_genome
+from speednik.actions import NUM_ACTIONS
+from speednik.engine import run_policy_batch
+from speednik.engine.policy import activation
+from speednik.stages import list_stages
+
+OBS_SIZE = {"basic": 12, "terrain": 28}
+
+
+def random_network(rng, n_inputs: int, hidden: int, fan_in: int, scale: float,
+                   activations=range(len(neat_genome.ACTIVATIONS))) -> np.ndarray:
+    """A network with every activation, links from inputs, hidden nodes
+    and earlier action nodes, and nodes with no link at all."""
+    nodes = hidden + NUM_ACTIONS
+    codes = rng.choice(list(activations), size=nodes)
+    links = []
+    for k in range(nodes):
+        target = n_inputs + k
+        for _ in range(int(rng.integers(0, fan_in + 1))):
+            links.append((int(rng.integers(0, target)), target, rng.normal() * scale))
+    return neat_genome.encode(n_inputs, rng.normal(size=nodes) * scale, codes, links,
+                              hidden)
+
+
+def network_items(observation: str, seed: int, stages) -> list:
+    rng = np.random.default_rng(seed)
+    genomes = [random_network(rng, OBS_SIZE[observation], hidden, fan_in, scale)
+               for hidden, fan_in in ((0, 4), (3, 6), (12, 3)) for scale in (0.5, 2.0)]
+    return [(("neat", (observation, g)), stage) for stage in stages for g in genomes]
+
+
+# -- the policy family ----------------------------------------------------------------
+
+def test_a_network_is_evaluated_as_its_encoding_says():
+    # Over the 12 basic values: one hidden soft_tanh node (12) fed by
+    # values 10 and 11; action 0 (node 13, identity) and action 7 (node
+    # 20, identity) fed by the hidden node, action 1 (relu) by value 11;
+    # the other actions are their biases.
+    hidden = 1
+    biases = [0.25] + [0.0] * NUM_ACTIONS
+    codes = [0, 2, 1] + [2] * (NUM_ACTIONS - 2)
+    links = [(10, 12, 1.5), (11, 12, -0.5), (12, 13, 2.0), (11, 14, 3.0), (12, 20, -1.0)]
+    genome = neat_genome.encode(12, biases, codes, links, hidden)
+    assert genome.size == neat_genome.encoded_size(hidden, NUM_ACTIONS, len(links))
+    assert genome[:4].tolist() == [12, NUM_ACTIONS, 1, 5]
+    assert genome[4:6].tolist() == [0.25, 0]
+    assert genome[-3:].tolist() == [12, 20, -1.0]
+    policy = NeatPolicy(genome, "basic")
+    obs = np.zeros(12, dtype=np.float32)
+    obs[10], obs[11] = 0.5, 0.75
+    h = np.tanh(0.25 + 1.5 * 0.5 - 0.5 * 0.75)
+    values = policy.node_values(obs)
+    assert values[:12] == obs.tolist()
+    assert values[12] == pytest.approx(h, abs=1e-6)
+    assert values[13] == 2.0 * values[12]           # identity
+    assert values[14] == 3.0 * 0.75                  # relu
+    assert values[15:20] == [0.0] * 5
+    assert values[20] == -values[12]
+    assert policy.get_action(obs) == 1
+    obs[11] = -0.75     # relu shuts action 1 off; action 0 wins
+    assert policy.get_action(obs) == 0
+    obs[10] = -3.0      # the hidden node turns negative: action 7 wins
+    assert policy.get_action(obs) == 7
+
+
+def test_the_activations_are_the_same_in_both_engines():
+    xs = np.concatenate([np.random.default_rng(1).normal(size=2000) * 3,
+                         [0.0, -0.0, 1.0, -1.0, 4.97, -4.97, 5.2, 1e300, -1e300, np.nan]])
+    for code, readable in enumerate(ACTIVATION_FUNCTIONS):
+        a = np.array([readable(float(x)) for x in xs])
+        b = np.array([activation(code, float(x)) for x in xs])
+        assert np.array_equal(a, b, equal_nan=True), neat_genome.ACTIVATIONS[code]
+    assert np.abs(np.array([readable_tanh(float(x)) for x in xs[:-1]])
+                  - np.tanh(xs[:-1])).max() < 1e-4
+
+
+@pytest.mark.parametrize("observation", ["basic", "terrain"])
+@pytest.mark.parametrize("config", [
+    RunnerConfig(),
+    RunnerConfig(action_repeat=3, stall_frames=90, max_steps=1500),
+], ids=["default", "repeat3"])
+def test_network_episodes_equal_on_both_engines(observation, config):
+    stages = list_stages() + [(1, "hard"), (4, "medium")]
+    items = network_items(observation, 7, stages)
+    expected = run_episodes(items, config)
+    got = run_episodes(items, config, engine="compiled", workers=2)
+    assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
+    assert len({r.done_reason for r in expected}) > 1
+    assert len({r.total_reward for r in expected}) > len(stages)
+
+
+def test_networks_of_many_sizes_and_other_families_mix_in_one_batch():
+    rng = np.random.default_rng(3)
+    items = (network_items("terrain", 5, ["hillside"])
+             + [(("linear", ("terrain", rng.normal(size=8 * 28 + 8))), "hillside")]
+             + network_items("terrain", 6, [(0, "medium")]))
+    config = RunnerConfig(max_steps=1200)
+    assert [r.to_dict() for r in run_episodes(items, config, engine="compiled")] == \
+        [r.to_dict() for r in run_episodes(items, config)]
+
+
+def test_a_network_row_may_be_padded_but_never_overrun():
+    rng = np.random.default_rng(4)
+    genome = random_network(rng, 12, 2, 3, 1.0)
+    padded = np.zeros((1, genome.size + 9))
+    padded[0, :genome.size] = genome
+    from speednik.stages import load_stage
+
+    stage = load_stage("hillside")
+    a = run_policy_batch([stage], [0], [0], padded, policy="neat", max_steps=300)
+    b = run_episodes([(("neat", ("basic", genome)), "hillside")],
+                     RunnerConfig(max_steps=300))[0]
+    assert a.total_reward[0] == b.total_reward and a.steps[0] == b.steps
+    cut = padded[:, :genome.size - 1]
+    with pytest.raises(ValueError, match="parameter row 0 is not a neat network over "
+                                         "the 'basic' observation: its header"):
+        run_policy_batch([stage], [0], [0], cut, policy="neat", max_steps=10)
+
+
+def _bad(genome: np.ndarray, at: int, value: float) -> np.ndarray:
+    out = genome.copy()
+    out[at] = value
+    return out
+
+
+def _bad_cases():
+    rng = np.random.default_rng(5)
+    good = random_network(rng, 12, 2, 3, 1.0)
+    nodes = 2 + NUM_ACTIONS
+    first_link = neat_genome.HEADER + 2 * nodes
+    links = good[first_link:].reshape(-1, 3)
+    assert links[1, 1] < links[-1, 1]
+    return [
+        (np.zeros(3), "the genome has 3 numbers, fewer than the 4 of its header"),
+        (_bad(good, 0, 28), "the header gives 28 inputs, not the observation's 12"),
+        (_bad(good, 1, 7), "the header gives 7 outputs, not one per action"),
+        (_bad(good, 2, 1.5), r"the header \[12.0, 8.0, 1.5, "),
+        (_bad(good, 3, links.shape[0] + 1), "connections, .* numbers, but the genome has"),
+        (good[:-1], "but the genome has"),
+        (_bad(good, neat_genome.HEADER + 1, 4), "node 12 has activation 4, not a whole "
+                                                "number from 0 to 3"),
+        (_bad(good, first_link + 1, 12 + nodes), f"connection 0 targets node {12 + nodes}"),
+        (_bad(good, first_link, links[0, 1]), "connection 0 goes from node"),
+        (_bad(good, first_link, 0.5), "connection 0 joins 0.5 to"),
+        (_bad(good, first_link + 1, links[-1, 1]),
+         f"connection 1 targets node .* after a connection to node {int(links[-1, 1])}"),
+        (_bad(good, 10, np.nan), "NaN or infinite"),
+    ]
+
+
+@pytest.mark.parametrize("genome, message", _bad_cases())
+def test_a_malformed_network_is_refused_in_one_line_everywhere(genome, message, tmp_path):
+    with pytest.raises(ValueError, match=message) as policy_error:
+        Policy("neat", "basic").check(genome)
+    text = str(policy_error.value)
+    assert "\n" not in text
+    assert text.startswith("a neat policy over the 'basic' observation (12 values) needs "
+                           "a genome laid out as [inputs, 8 outputs, hidden, connections]")
+    with pytest.raises(ValueError) as agent_error:
+        checked_network(genome, "basic")
+    assert str(agent_error.value) == text
+    for engine in ("python", "compiled"):
+        with pytest.raises(EpisodeError, match=message):
+            run_episodes([(("neat", ("basic", genome)), "hillside")],
+                         RunnerConfig(max_steps=10), engine=engine)
+
+
+def test_a_network_genome_file_round_trips_and_a_bad_one_is_named(tmp_path):
+    rng = np.random.default_rng(6)
+    genome = random_network(rng, 28, 4, 5, 1.0)
+    policy = Policy("neat", "terrain")
+    write_genome_file(tmp_path / "best.json", genome, observation="terrain",
+                      stages=["hillside"], max_steps=600, stall_frames=None, fitness=1.0,
+                      generation=3, seed=0, results={}, policy=policy)
+    record = load_genome_file(tmp_path / "best.json")
+    assert record.policy_spec == policy
+    assert record.genome.tobytes() == genome.tobytes()
+    assert isinstance(record.policy(), NeatPolicy)
+    write_genome_file(tmp_path / "bad.json", genome[:-2], observation="terrain",
+                      stages=["hillside"], max_steps=600, stall_frames=None, fitness=1.0,
+                      generation=3, seed=0, results={}, policy=policy)
+    with pytest.raises(GenomeFileError, match=r"bad.json: 'genome' is not a neat policy "
+                                              r"over the 'terrain' observation .*: the "
+                                              r"header gives .* but the genome has .*; "
+                                              r"accepted: \[inputs, 8 outputs"):
+        load_genome_file(tmp_path / "bad.json")
+
+
+def test_a_cluster_chunk_of_networks_of_many_sizes_gives_the_in_process_results():
+    from evolution.cluster import evaluate_chunk, stage_payload, unpack_results
+
+    rng = np.random.default_rng(8)
+    rows = [random_network(rng, 12, hidden, 4, 1.0) for hidden in (0, 2, 7)]
+    assert len({r.size for r in rows}) == 3
+    stages = ["hillside", (2, "easy")]
+    settings = {"observation": "basic", "reward": None, "max_steps": 500,
+                "stall_frames": 120, "action_repeat": 1, "record": False}
+    got = evaluate_chunk(rows, [stage_payload(s) for s in stages], settings,
+                         policy={"policy": "neat"})
+    want = run_episodes([(("neat", ("basic", r)), s) for r in rows for s in stages],
+                        RunnerConfig(max_steps=500, stall_frames=120), engine="compiled")
+    assert unpack_results(got) == [r.to_dict() for r in want]
