@@ -214,3 +214,47 @@ def test_a_cluster_chunk_of_networks_of_many_sizes_gives_the_in_process_results(
     want = run_episodes([(("neat", ("basic", r)), s) for r in rows for s in stages],
                         RunnerConfig(max_steps=500, stall_frames=120), engine="compiled")
     assert unpack_results(got) == [r.to_dict() for r in want]
+
+
+# -- genomes of many sizes in a run's checkpoint ---------------------------------------
+
+def test_genomes_of_many_sizes_round_trip_through_a_checkpoint(tmp_path):
+    import random
+
+    from evolution.checkpoint import (
+        CHECKPOINT_NAME,
+        Checkpoint,
+        CheckpointError,
+        load_checkpoint,
+        save_checkpoint,
+    )
+
+    rng = np.random.default_rng(9)
+    genomes = [random_network(rng, 12, hidden, 3, 1.0) for hidden in (0, 5, 1, 5)]
+    same_size = [random_network(rng, 12, 0, 0, 1.0) for _ in range(2)]
+    ckpt = Checkpoint(
+        generation=2, population=[(g, float(i)) for i, g in enumerate(genomes)],
+        hall_of_fame=[(same_size[0], 3.0), (same_size[1], 1.0)], logbook=[{"gen": 0}],
+        random_state=random.Random(1).getstate(),
+        summaries={g.tobytes(): (float(i), {"progress": 0.5})
+                   for i, g in enumerate(genomes + same_size)},
+        config={"seed": 1}, elapsed=0.5)
+    save_checkpoint(tmp_path, ckpt)
+    with np.load(tmp_path / CHECKPOINT_NAME, allow_pickle=False) as npz:
+        assert npz["population"].ndim == 1
+        assert npz["population_lengths"].tolist() == [g.size for g in genomes]
+        assert npz["hall_of_fame"].shape == (2, same_size[0].size)   # one size: a matrix
+        assert "hall_of_fame_lengths" not in npz.files
+    back = load_checkpoint(tmp_path)
+    for a, b in ((back.population, ckpt.population), (back.hall_of_fame, ckpt.hall_of_fame)):
+        assert [(g.tobytes(), f) for g, f in a] == [(g.tobytes(), f) for g, f in b]
+    assert back.summaries == ckpt.summaries
+    # Lengths that do not add up are a damaged checkpoint, in one line.
+    with np.load(tmp_path / CHECKPOINT_NAME, allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    arrays["population_lengths"] = arrays["population_lengths"] + 1
+    with open(tmp_path / CHECKPOINT_NAME, "wb") as f:
+        np.savez(f, **arrays)
+    with pytest.raises(CheckpointError, match="damaged checkpoint \\(population and its "
+                                              "lengths do not match\\)"):
+        load_checkpoint(tmp_path)
