@@ -174,6 +174,29 @@ STRATEGIES: dict[str, StrategyEntry] = {
             StrategySetting("qd_line_sigma", 0.2, 0.0, 100.0,
                             "step along the line to another elite"),
         )),
+    "neat": StrategyEntry(
+        "neat", "NEAT with neat-python: networks grown from inputs wired to the "
+                "actions, speciated, bred within species; evolves --policy neat "
+                "(the default with it)",
+        "evolution.neat_strategy:NEAT", policy="neat",
+        settings=(
+            # neat-python's examples use 3.0 on networks of a few genes;
+            # distances are means over genes, and on networks of ~100
+            # connections 1.5 gives several species, 3.0 one.
+            StrategySetting("neat_compat_threshold", 1.5, 0.01, 1000.0,
+                            "genetic distance within which genomes share a species"),
+            StrategySetting("neat_node_add_prob", 0.2, 0.0, 1.0,
+                            "probability that a child gains a node (and that it "
+                            "loses one)"),
+            StrategySetting("neat_conn_add_prob", 0.5, 0.0, 1.0,
+                            "probability that a child gains a connection (and that "
+                            "it loses one)"),
+            StrategySetting("neat_weight_power", 0.5, 1e-6, 100.0,
+                            "standard deviation of a weight's or bias's mutation"),
+            StrategySetting("neat_max_stagnation", 15, 1, 100000,
+                            "generations a species may go without improving before "
+                            "it is dropped (the best two never are)", whole=True),
+        )),
 }
 
 

@@ -258,3 +258,226 @@ def test_genomes_of_many_sizes_round_trip_through_a_checkpoint(tmp_path):
     with pytest.raises(CheckpointError, match="damaged checkpoint \\(population and its "
                                               "lengths do not match\\)"):
         load_checkpoint(tmp_path)
+
+
+# -- the strategy ---------------------------------------------------------------------
+
+def neat_config(**changes):
+    from evolution.config import EvolutionConfig
+
+    settings = dict(algorithm="neat", population=16, generations=6, seed=4,
+                    stages=("hillside", "gen:easy:3"), stages_per_generation=1,
+                    max_steps=900, workers=1, checkpoint_every=2,
+                    options={"neat_node_add_prob": 0.5})
+    settings.update(changes)
+    return EvolutionConfig(**settings)
+
+
+def without_time(rows):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+
+def same_state(a: dict, b: dict) -> bool:
+    import json
+
+    return (set(a["arrays"]) == set(b["arrays"])
+            and all(a["arrays"][k].dtype == b["arrays"][k].dtype
+                    and a["arrays"][k].shape == b["arrays"][k].shape
+                    and a["arrays"][k].tobytes() == b["arrays"][k].tobytes()
+                    for k in a["arrays"])
+            and json.dumps(a["meta"], sort_keys=True) == json.dumps(b["meta"], sort_keys=True))
+
+
+def test_the_algorithm_brings_its_policy_and_refuses_any_other():
+    from evolution.config import ConfigError, EvolutionConfig
+
+    config = EvolutionConfig(algorithm="neat")
+    assert config.policy == "neat" and config.genome_size() is None
+    assert config.options == {"neat_compat_threshold": 1.5, "neat_node_add_prob": 0.2,
+                              "neat_conn_add_prob": 0.5, "neat_weight_power": 0.5,
+                              "neat_max_stagnation": 15}
+    assert EvolutionConfig().policy == "linear"
+    with pytest.raises(ConfigError, match="--algorithm neat evolves its own --policy neat "
+                                          "genomes, not --policy mlp"):
+        EvolutionConfig(algorithm="neat", policy="mlp")
+    with pytest.raises(ConfigError, match="--policy neat genomes vary in size, which "
+                                          "--algorithm cmaes cannot search; accepted "
+                                          "with --policy neat: --algorithm neat"):
+        EvolutionConfig(algorithm="cmaes", policy="neat")
+    with pytest.raises(ConfigError, match="neat_max_stagnation must be a whole number"):
+        EvolutionConfig(algorithm="neat", options={"neat_max_stagnation": 2.5})
+
+
+def test_neat_python_genomes_lower_to_the_network_neat_python_runs():
+    import random
+
+    import neat as neat_python
+
+    from evolution.neat_strategy import lower, neat_config as build
+
+    config = build(neat_config(observation="terrain"))
+    random.seed(1)
+    population = neat_python.Population(config)
+    genome_config = config.genome_config
+    rng = np.random.default_rng(2)
+    hidden = 0
+    for genome in population.population.values():
+        for _ in range(6):
+            genome.mutate_add_node(genome_config)
+            genome.mutate_add_connection(genome_config)
+            genome.mutate_delete_connection()
+            genome.mutate(genome_config)
+        lowered = lower(genome, genome_config)
+        agent = NeatPolicy(lowered, "terrain")
+        hidden += agent.n_hidden
+        network = neat_python.nn.FeedForwardNetwork.create(genome, config)
+        for _ in range(5):
+            obs = rng.normal(size=28).astype(np.float32)
+            want = network.activate(obs.astype(np.float64).tolist())
+            got = agent.node_values(obs)[28 + agent.n_hidden:]
+            assert got == pytest.approx(want, abs=1e-12)
+    assert hidden > 20     # hidden nodes, some of them fed by others
+
+
+def test_a_run_is_its_seed_and_resumes_exactly(tmp_path):
+    from evolution.checkpoint import load_checkpoint
+    from evolution.evolve import evolve
+
+    config = neat_config()
+    straight = evolve(config, tmp_path / "a")
+    again = evolve(config, tmp_path / "b")
+    assert without_time(straight.logbook) == without_time(again.logbook)
+    other = evolve(config.replace(seed=5), tmp_path / "c")
+    assert without_time(other.logbook) != without_time(straight.logbook)
+    evolve(config.replace(generations=3), tmp_path / "d")
+    resumed = evolve(config, tmp_path / "d", resume=True)
+    assert without_time(resumed.logbook) == without_time(straight.logbook)
+    best = {(tmp_path / d / "best.json").read_text().split('"found_in_generation"')[0]
+            for d in ("a", "b", "d")}
+    assert len(best) == 1
+    ends = [load_checkpoint(tmp_path / d) for d in ("a", "d")]
+    assert same_state(ends[0].search, ends[1].search)
+    assert ends[0].random_state == ends[1].random_state
+    # Genomes of several sizes: the checkpoint holds them as data.
+    assert len({g.size for g, _ in ends[0].population}) > 1
+    assert {"species", "connections"} <= set(straight.logbook[-1])
+    assert record_policy(tmp_path / "a") == "neat"
+
+
+def record_policy(run_dir) -> str:
+    record = load_genome_file(run_dir)
+    assert isinstance(record.policy(), NeatPolicy)
+    return record.policy_spec.family
+
+
+def test_the_state_restores_to_the_same_state():
+    from evolution.generation import make_individual
+    from evolution.neat_strategy import NEAT
+    import random
+
+    config = neat_config(population=12)
+    random.seed(0)
+    search = NEAT(config, None)
+    population = search.initial()
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        for ind in population:
+            ind.fitness.values = (float(rng.normal()),)
+        search.tell(population, [])
+        population = search.ask(population, None)
+    state = search.state()
+    back = NEAT.from_state(config, None, state)
+    assert same_state(back.state(), state)
+    assert [g.tobytes() for g in back.ask([], None)] == [g.tobytes() for g in population]
+    # Both go on alike, drawing from `random` as they do.
+    for one in (search, back):
+        random.seed(7)
+        told = [make_individual(g) for g in population]
+        for ind in told:
+            ind.fitness.values = (float(ind.size),)
+        one.tell(told, [])
+    assert same_state(back.state(), search.state())
+    assert back.state()["meta"]["generation"] == 5
+
+
+def test_a_missing_or_damaged_state_is_one_line():
+    from evolution.checkpoint import CheckpointError
+    from evolution.neat_strategy import NEAT
+    import random
+
+    config = neat_config(population=6)
+    with pytest.raises(CheckpointError, match="no NEAT population"):
+        NEAT.from_state(config, None, None)
+    random.seed(0)
+    search = NEAT(config, None)
+    search.initial()
+    state = search.state()
+    state["arrays"]["node_counts"] = state["arrays"]["node_counts"][:-1]
+    with pytest.raises(CheckpointError, match=r"^the NEAT population in the checkpoint "
+                                              r"is damaged \(ValueError: the genome "
+                                              r"arrays do not match\)$"):
+        NEAT.from_state(config, None, state)
+
+
+def test_both_engines_evolve_the_same(tmp_path):
+    from evolution.evolve import evolve
+
+    config = neat_config(generations=3, population=10, max_steps=600)
+    compiled = evolve(config, tmp_path / "compiled")
+    python = evolve(config.replace(engine="python"), tmp_path / "python")
+    assert without_time(compiled.logbook) == without_time(python.logbook)
+
+
+def test_neat_improves_on_hillside_and_only_with_its_fitness(tmp_path, monkeypatch):
+    from evolution.evolve import evolve
+    from evolution.neat_strategy import NEAT
+
+    config = neat_config(stages=("hillside",), stages_per_generation=None,
+                         max_steps=3600, population=50, generations=30, seed=0,
+                         options={}, checkpoint_every=30)
+    run = evolve(config, tmp_path / "neat").logbook
+    # neat-python told the same fitness for every genome: a blind search.
+    told = NEAT.tell
+
+    def blind(self, individuals, summaries):
+        kept = [ind.fitness.values for ind in individuals]
+        for ind in individuals:
+            ind.fitness.values = (0.0,)
+        told(self, individuals, summaries)
+        for ind, values in zip(individuals, kept):
+            ind.fitness.values = values
+
+    monkeypatch.setattr(NEAT, "tell", blind)
+    unguided = evolve(config, tmp_path / "blind").logbook
+    assert run[0] == {**unguided[0], "seconds": run[0]["seconds"]}
+    late = lambda log, column: np.mean([r[column] for r in log[-5:]])
+    assert run[-1]["max"] > run[0]["max"] + 15.0
+    assert late(run, "mean") > run[0]["mean"] + 1.5
+    assert run[-1]["max"] > unguided[-1]["max"] + 10.0
+    assert late(run, "mean") > late(unguided, "mean") + 1.5
+
+
+def test_the_command_line_runs_neat_and_names_a_wrong_policy(tmp_path, capsys):
+    import json
+
+    from evolution import run
+
+    out = tmp_path / "cli"
+    argv = ["--algorithm", "neat", "--population", "8", "--generations", "2",
+            "--max-steps", "300", "--workers", "1", "--quiet", "--stage", "hillside",
+            "--neat-compat-threshold", "2.0", "--out", str(out)]
+    assert run.main(argv) == 0
+    settings = json.loads((out / "config.json").read_text())["settings"]
+    assert settings["policy"] == "neat" and settings["algorithm"] == "neat"
+    assert settings["options"]["neat_compat_threshold"] == 2.0
+    assert record_policy(out) == "neat"
+    assert run.main([*argv, "--generations", "3", "--resume", str(out)]) == 0
+    capsys.readouterr()
+    for wrong, says in ((["--algorithm", "neat", "--policy", "mlp"],
+                         "--algorithm neat evolves its own --policy neat genomes"),
+                        (["--policy", "neat"], "--algorithm ga cannot search")):
+        assert run.main([*wrong, "--generations", "1", "--out",
+                         str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and says in err[0]
+    assert not (tmp_path / "x").exists()
