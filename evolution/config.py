@@ -211,7 +211,6 @@ class EvolutionConfig:
                 setting.check(getattr(self, setting.name), self.policy)
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
-        self._check_pairing()
         if self.stages_per_generation is not None:
             positive("stages_per_generation", self.stages_per_generation)
             if self.stages_per_generation > len(training):
@@ -222,6 +221,7 @@ class EvolutionConfig:
             raise ConfigError(
                 f"unknown observation {self.observation!r}; accepted: "
                 f"{', '.join(list_observations())}")
+        self._check_pairing()
 
     def _check_pairing(self) -> None:
         """A strategy with a family of its own evolves only that one; the

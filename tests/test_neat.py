@@ -304,6 +304,8 @@ def test_the_algorithm_brings_its_policy_and_refuses_any_other():
                                           "--algorithm cmaes cannot search; accepted "
                                           "with --policy neat: --algorithm neat"):
         EvolutionConfig(algorithm="cmaes", policy="neat")
+    with pytest.raises(ConfigError, match="unknown observation 'pixels'"):
+        EvolutionConfig(algorithm="neat", observation="pixels")
     with pytest.raises(ConfigError, match="neat_max_stagnation must be a whole number"):
         EvolutionConfig(algorithm="neat", options={"neat_max_stagnation": 2.5})
 
