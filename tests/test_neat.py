@@ -421,12 +421,14 @@ def test_a_missing_or_damaged_state_is_one_line():
         NEAT.from_state(config, None, state)
 
 
-def test_both_engines_evolve_the_same(tmp_path):
+def test_both_engines_evolve_the_same_serially_and_in_parallel(tmp_path):
     from evolution.evolve import evolve
 
     config = neat_config(generations=3, population=10, max_steps=600)
     compiled = evolve(config, tmp_path / "compiled")
-    python = evolve(config.replace(engine="python"), tmp_path / "python")
+    threads = evolve(config.replace(workers=2), tmp_path / "threads")
+    python = evolve(config.replace(engine="python", workers=2), tmp_path / "python")
+    assert without_time(compiled.logbook) == without_time(threads.logbook)
     assert without_time(compiled.logbook) == without_time(python.logbook)
 
 
