@@ -118,7 +118,7 @@ class StrategyEntry:
     # The population must be a multiple of this (antithetic pairs: 2).
     population_multiple: int = 1
     # Modules it imports that only an extra of the package installs, and
-    # that extra's name.
+    # that extra's name ("": the package's own dependencies install them).
     needs: tuple[str, ...] = ()
     extra: str = ""
     # The one policy family it evolves, whose genomes it encodes itself
@@ -132,6 +132,10 @@ class StrategyEntry:
         absent = [m for m in self.needs if find_spec(m) is None]
         if not absent:
             return None
+        if not self.extra:
+            return (f"--algorithm {self.name} needs {', '.join(absent)}, one of the "
+                    f"package's dependencies, which this environment lacks: install "
+                    f"the package again (pip install -e ., or make)")
         return (f"--algorithm {self.name} needs {', '.join(absent)}, which the "
                 f"'{self.extra}' extra installs: pip install 'speednik-evolve[{self.extra}]' "
                 f"(make installs it)")
@@ -178,7 +182,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
         "neat", "NEAT with neat-python: networks grown from inputs wired to the "
                 "actions, speciated, bred within species; evolves --policy neat "
                 "(the default with it)",
-        "evolution.neat_strategy:NEAT", policy="neat",
+        "evolution.neat_strategy:NEAT", policy="neat", needs=("neat",),
         settings=(
             # neat-python's examples use 3.0 on networks of a few genes;
             # distances are means over genes, and on networks of ~100

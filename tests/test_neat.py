@@ -310,6 +310,20 @@ def test_the_algorithm_brings_its_policy_and_refuses_any_other():
         EvolutionConfig(algorithm="neat", options={"neat_max_stagnation": 2.5})
 
 
+def test_without_neat_python_the_run_says_how_to_get_it(monkeypatch):
+    import importlib.util
+
+    from evolution.config import ConfigError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "neat" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"^--algorithm neat needs neat, one of the "
+                                          r"package's dependencies, .*: install the "
+                                          r"package again \(pip install -e \., or make\)$"):
+        neat_config()
+
+
 def test_neat_python_genomes_lower_to_the_network_neat_python_runs():
     import random
 
