@@ -3,9 +3,27 @@ by both engines, and evolved by neat-python as a search strategy whose
 runs are exact whether repeated, resumed or on either engine."""
 from __future__ import annotations
 
+import importlib.util
+import json
+import random
+
+import neat as neat_python
 import numpy as np
 import pytest
 
+from evolution import run
+from evolution.checkpoint import (
+    CHECKPOINT_NAME,
+    Checkpoint,
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+)
+from evolution.cluster import evaluate_chunk, stage_payload, unpack_results
+from evolution.config import ConfigError, EvolutionConfig
+from evolution.evolve import evolve
+from evolution.generation import make_individual
+from evolution.neat_strategy import NEAT, lower, neat_config
 from runners import RunnerConfig, run_episodes
 from runners.genome_file import GenomeFileError, load_genome_file, write_genome_file
 from runners.neat_net import ACTIVATION_FUNCTIONS, NeatPolicy, checked_network
@@ -16,7 +34,7 @@ from speednik import neat_genome
 from speednik.actions import NUM_ACTIONS
 from speednik.engine import run_policy_batch
 from speednik.engine.policy import activation
-from speednik.stages import list_stages
+from speednik.stages import list_stages, load_stage
 
 OBS_SIZE = {"basic": 12, "terrain": 28}
 
@@ -118,8 +136,6 @@ def test_a_network_row_may_be_padded_but_never_overrun():
     genome = random_network(rng, 12, 2, 3, 1.0)
     padded = np.zeros((1, genome.size + 9))
     padded[0, :genome.size] = genome
-    from speednik.stages import load_stage
-
     stage = load_stage("hillside")
     a = run_policy_batch([stage], [0], [0], padded, policy="neat", max_steps=300)
     b = run_episodes([(("neat", ("basic", genome)), "hillside")],
@@ -201,8 +217,6 @@ def test_a_network_genome_file_round_trips_and_a_bad_one_is_named(tmp_path):
 
 
 def test_a_cluster_chunk_of_networks_of_many_sizes_gives_the_in_process_results():
-    from evolution.cluster import evaluate_chunk, stage_payload, unpack_results
-
     rng = np.random.default_rng(8)
     rows = [random_network(rng, 12, hidden, 4, 1.0) for hidden in (0, 2, 7)]
     assert len({r.size for r in rows}) == 3
@@ -219,16 +233,6 @@ def test_a_cluster_chunk_of_networks_of_many_sizes_gives_the_in_process_results(
 # -- genomes of many sizes in a run's checkpoint ---------------------------------------
 
 def test_genomes_of_many_sizes_round_trip_through_a_checkpoint(tmp_path):
-    import random
-
-    from evolution.checkpoint import (
-        CHECKPOINT_NAME,
-        Checkpoint,
-        CheckpointError,
-        load_checkpoint,
-        save_checkpoint,
-    )
-
     rng = np.random.default_rng(9)
     genomes = [random_network(rng, 12, hidden, 3, 1.0) for hidden in (0, 5, 1, 5)]
     same_size = [random_network(rng, 12, 0, 0, 1.0) for _ in range(2)]
@@ -262,9 +266,7 @@ def test_genomes_of_many_sizes_round_trip_through_a_checkpoint(tmp_path):
 
 # -- the strategy ---------------------------------------------------------------------
 
-def neat_config(**changes):
-    from evolution.config import EvolutionConfig
-
+def run_config(**changes):
     settings = dict(algorithm="neat", population=16, generations=6, seed=4,
                     stages=("hillside", "gen:easy:3"), stages_per_generation=1,
                     max_steps=900, workers=1, checkpoint_every=2,
@@ -278,8 +280,6 @@ def without_time(rows):
 
 
 def same_state(a: dict, b: dict) -> bool:
-    import json
-
     return (set(a["arrays"]) == set(b["arrays"])
             and all(a["arrays"][k].dtype == b["arrays"][k].dtype
                     and a["arrays"][k].shape == b["arrays"][k].shape
@@ -289,8 +289,6 @@ def same_state(a: dict, b: dict) -> bool:
 
 
 def test_the_algorithm_brings_its_policy_and_refuses_any_other():
-    from evolution.config import ConfigError, EvolutionConfig
-
     config = EvolutionConfig(algorithm="neat")
     assert config.policy == "neat" and config.genome_size() is None
     assert config.options == {"neat_compat_threshold": 1.5, "neat_node_add_prob": 0.2,
@@ -311,27 +309,17 @@ def test_the_algorithm_brings_its_policy_and_refuses_any_other():
 
 
 def test_without_neat_python_the_run_says_how_to_get_it(monkeypatch):
-    import importlib.util
-
-    from evolution.config import ConfigError
-
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "neat" else real(name, *a))
     with pytest.raises(ConfigError, match=r"^--algorithm neat needs neat, one of the "
                                           r"package's dependencies, .*: install the "
                                           r"package again \(pip install -e \., or make\)$"):
-        neat_config()
+        run_config()
 
 
 def test_neat_python_genomes_lower_to_the_network_neat_python_runs():
-    import random
-
-    import neat as neat_python
-
-    from evolution.neat_strategy import lower, neat_config as build
-
-    config = build(neat_config(observation="terrain"))
+    config = neat_config(run_config(observation="terrain"))
     random.seed(1)
     population = neat_python.Population(config)
     genome_config = config.genome_config
@@ -356,10 +344,7 @@ def test_neat_python_genomes_lower_to_the_network_neat_python_runs():
 
 
 def test_a_run_is_its_seed_and_resumes_exactly(tmp_path):
-    from evolution.checkpoint import load_checkpoint
-    from evolution.evolve import evolve
-
-    config = neat_config()
+    config = run_config()
     straight = evolve(config, tmp_path / "a")
     again = evolve(config, tmp_path / "b")
     assert without_time(straight.logbook) == without_time(again.logbook)
@@ -368,9 +353,9 @@ def test_a_run_is_its_seed_and_resumes_exactly(tmp_path):
     evolve(config.replace(generations=3), tmp_path / "d")
     resumed = evolve(config, tmp_path / "d", resume=True)
     assert without_time(resumed.logbook) == without_time(straight.logbook)
-    best = {(tmp_path / d / "best.json").read_text().split('"found_in_generation"')[0]
-            for d in ("a", "b", "d")}
-    assert len(best) == 1
+    best = [json.loads((tmp_path / d / "best.json").read_text()) for d in ("a", "b", "d")]
+    assert all((b["genome"], b["fitness"]) == (best[0]["genome"], best[0]["fitness"])
+               for b in best)
     ends = [load_checkpoint(tmp_path / d) for d in ("a", "d")]
     assert same_state(ends[0].search, ends[1].search)
     assert ends[0].random_state == ends[1].random_state
@@ -387,11 +372,7 @@ def record_policy(run_dir) -> str:
 
 
 def test_the_state_restores_to_the_same_state():
-    from evolution.generation import make_individual
-    from evolution.neat_strategy import NEAT
-    import random
-
-    config = neat_config(population=12)
+    config = run_config(population=12)
     random.seed(0)
     search = NEAT(config, None)
     population = search.initial()
@@ -417,11 +398,7 @@ def test_the_state_restores_to_the_same_state():
 
 
 def test_a_missing_or_damaged_state_is_one_line():
-    from evolution.checkpoint import CheckpointError
-    from evolution.neat_strategy import NEAT
-    import random
-
-    config = neat_config(population=6)
+    config = run_config(population=6)
     with pytest.raises(CheckpointError, match="no NEAT population"):
         NEAT.from_state(config, None, None)
     random.seed(0)
@@ -436,9 +413,7 @@ def test_a_missing_or_damaged_state_is_one_line():
 
 
 def test_both_engines_evolve_the_same_serially_and_in_parallel(tmp_path):
-    from evolution.evolve import evolve
-
-    config = neat_config(generations=3, population=10, max_steps=600)
+    config = run_config(generations=3, population=10, max_steps=600)
     compiled = evolve(config, tmp_path / "compiled")
     threads = evolve(config.replace(workers=2), tmp_path / "threads")
     python = evolve(config.replace(engine="python", workers=2), tmp_path / "python")
@@ -447,13 +422,10 @@ def test_both_engines_evolve_the_same_serially_and_in_parallel(tmp_path):
 
 
 def test_neat_improves_on_hillside_and_only_with_its_fitness(tmp_path, monkeypatch):
-    from evolution.evolve import evolve
-    from evolution.neat_strategy import NEAT
-
-    config = neat_config(stages=("hillside",), stages_per_generation=None,
-                         max_steps=3600, population=50, generations=30, seed=0,
-                         options={}, checkpoint_every=30)
-    run = evolve(config, tmp_path / "neat").logbook
+    config = run_config(stages=("hillside",), stages_per_generation=None,
+                        max_steps=3600, population=50, generations=30, seed=0,
+                        options={}, checkpoint_every=30)
+    guided = evolve(config, tmp_path / "neat").logbook
     # neat-python told the same fitness for every genome: a blind search.
     told = NEAT.tell
 
@@ -467,19 +439,15 @@ def test_neat_improves_on_hillside_and_only_with_its_fitness(tmp_path, monkeypat
 
     monkeypatch.setattr(NEAT, "tell", blind)
     unguided = evolve(config, tmp_path / "blind").logbook
-    assert run[0] == {**unguided[0], "seconds": run[0]["seconds"]}
+    assert guided[0] == {**unguided[0], "seconds": guided[0]["seconds"]}
     late = lambda log, column: np.mean([r[column] for r in log[-5:]])
-    assert run[-1]["max"] > run[0]["max"] + 15.0
-    assert late(run, "mean") > run[0]["mean"] + 1.5
-    assert run[-1]["max"] > unguided[-1]["max"] + 10.0
-    assert late(run, "mean") > late(unguided, "mean") + 1.5
+    assert guided[-1]["max"] > guided[0]["max"] + 15.0
+    assert late(guided, "mean") > guided[0]["mean"] + 1.5
+    assert guided[-1]["max"] > unguided[-1]["max"] + 10.0
+    assert late(guided, "mean") > late(unguided, "mean") + 1.5
 
 
 def test_the_command_line_runs_neat_and_names_a_wrong_policy(tmp_path, capsys):
-    import json
-
-    from evolution import run
-
     out = tmp_path / "cli"
     argv = ["--algorithm", "neat", "--population", "8", "--generations", "2",
             "--max-steps", "300", "--workers", "1", "--quiet", "--stage", "hillside",
