@@ -3,9 +3,10 @@ float64 parameters and an observation in, an action out.
 
 A policy family is a kind number, a parameter count and an `act`
 branch; `runners.linear.LinearPolicy`, `runners.mlp.MLPPolicy` and
-`runners.neat_net.NeatPolicy` are the readable twins. Scores are summed term by term in a fixed order (the
-bias first, then each weight times its input value), in float64, so both
-engines choose the same action bit for bit.
+`runners.neat_net.NeatPolicy` are the readable twins. Scores are summed
+term by term in a fixed order (the bias first, then each weight times its
+input value), in float64, so both engines choose the same action bit for
+bit.
 
 The MLP's hidden layer squashes with `soft_tanh`, tanh written as a fixed
 rational formula (+, *, / only), so no library's `exp` or `tanh`, which
