@@ -2,8 +2,10 @@
 
 `checkpoint.npz` is a numpy archive read with `allow_pickle=False`, so a
 crafted file cannot run code: the genomes and their fitness are float64
-arrays, Python's `random` state is its 625 integers plus the version and
-`gauss_next` (random.getstate() as data), and the rest (settings, logbook,
+arrays (genomes of one size as the rows of a matrix; of different sizes,
+as a NEAT run's are, one after another in one row, their lengths beside
+in `<name>_lengths`), Python's `random` state is its 625 integers plus the
+version and `gauss_next` (random.getstate() as data), and the rest (settings, logbook,
 episode summaries) is one JSON text. Floats survive both exactly, so a
 resumed run continues bit for bit. The file is written atomically: killed
 at any moment, the run leaves the previous checkpoint or the new one.
@@ -33,6 +35,9 @@ ARRAYS = ("population", "population_fitness", "hall_of_fame", "hall_of_fame_fitn
 Scored = list[tuple[np.ndarray, float]]
 SEARCH_PREFIX = "search_"
 REPORTER_PREFIX = "reporter_"
+# The genome arrays, each a matrix, or one row beside `<name>_lengths`.
+GENOME_ARRAYS = ("population", "hall_of_fame", "summary_genomes")
+LENGTHS_SUFFIX = "_lengths"
 
 
 class CheckpointError(ValueError):
@@ -57,10 +62,33 @@ class Checkpoint:
     reporters: dict | None = None
 
 
-def _matrix(genomes: list[np.ndarray]) -> np.ndarray:
+def _genome_arrays(name: str, genomes: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """Genomes of one size as a matrix under `name`; of several sizes,
+    concatenated under `name` with their lengths under `name_lengths`."""
+    genomes = [np.asarray(g, dtype=np.float64).ravel() for g in genomes]
     if not genomes:
-        return np.zeros((0, 0), dtype=np.float64)
-    return np.stack([np.asarray(g, dtype=np.float64) for g in genomes])
+        return {name: np.zeros((0, 0), dtype=np.float64)}
+    lengths = [g.size for g in genomes]
+    if len(set(lengths)) == 1:
+        return {name: np.stack(genomes)}
+    return {name: np.concatenate(genomes),
+            name + LENGTHS_SUFFIX: np.array(lengths, dtype=np.int64)}
+
+
+def _genomes(arrays: dict[str, np.ndarray], name: str) -> list[np.ndarray]:
+    """The genomes `_genome_arrays` stored under `name`, in order."""
+    flat = arrays[name]
+    lengths = arrays.get(name + LENGTHS_SUFFIX)
+    if lengths is None:
+        if flat.ndim != 2:
+            raise ValueError(f"{name} is not a matrix of genomes")
+        return [g.copy() for g in flat]
+    if (flat.ndim != 1 or lengths.dtype != np.int64 or lengths.ndim != 1
+            or np.any(lengths < 0) or int(lengths.sum()) != flat.size):
+        raise ValueError(f"{name} and its lengths do not match")
+    if not lengths.size:
+        return []
+    return [g.copy() for g in np.split(flat, np.cumsum(lengths)[:-1])]
 
 
 def checkpoint_bytes(ckpt: Checkpoint) -> bytes:
@@ -82,16 +110,19 @@ def checkpoint_bytes(ckpt: Checkpoint) -> bytes:
     if ckpt.reporters is not None:
         search_arrays.update({REPORTER_PREFIX + name: np.asarray(a)
                               for name, a in ckpt.reporters["arrays"].items()})
-    genome_size = len(ckpt.population[0][0]) if ckpt.population else 0
+    summary_genomes = _genome_arrays("summary_genomes", [np.frombuffer(k, dtype=np.float64)
+                                                         for k in keys])
+    if not keys:
+        genome_size = len(ckpt.population[0][0]) if ckpt.population else 0
+        summary_genomes["summary_genomes"] = np.zeros((0, genome_size))
     buf = io.BytesIO()
     np.savez(
         buf,
-        population=_matrix([g for g, _ in ckpt.population]),
+        **_genome_arrays("population", [g for g, _ in ckpt.population]),
         population_fitness=np.array([f for _, f in ckpt.population], dtype=np.float64),
-        hall_of_fame=_matrix([g for g, _ in ckpt.hall_of_fame]),
+        **_genome_arrays("hall_of_fame", [g for g, _ in ckpt.hall_of_fame]),
         hall_of_fame_fitness=np.array([f for _, f in ckpt.hall_of_fame], dtype=np.float64),
-        summary_genomes=np.frombuffer(b"".join(keys), dtype=np.float64).reshape(
-            len(keys), genome_size),
+        **summary_genomes,
         random_internal=np.array(internal, dtype=np.int64),
         meta=np.array(json.dumps(meta, allow_nan=False)),
         **search_arrays)
@@ -122,6 +153,8 @@ def load_checkpoint(run_dir: str | Path) -> Checkpoint:
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in ARRAYS}
+            arrays.update({name + LENGTHS_SUFFIX: npz[name + LENGTHS_SUFFIX]
+                           for name in GENOME_ARRAYS if name + LENGTHS_SUFFIX in npz.files})
             search_arrays = {name[len(SEARCH_PREFIX):]: npz[name] for name in npz.files
                              if name.startswith(SEARCH_PREFIX)}
             reporter_arrays = {name[len(REPORTER_PREFIX):]: npz[name] for name in npz.files
@@ -162,11 +195,11 @@ def _checked(arrays: dict[str, np.ndarray], meta: dict) -> Checkpoint:
     for name in floats:
         if arrays[name].dtype != np.float64:
             raise ValueError(f"{name} is {arrays[name].dtype}, not float64")
-    pop, pop_fit = arrays["population"], arrays["population_fitness"]
-    hof, hof_fit = arrays["hall_of_fame"], arrays["hall_of_fame_fitness"]
-    if pop.ndim != 2 or pop_fit.shape != (len(pop),):
+    pop, pop_fit = _genomes(arrays, "population"), arrays["population_fitness"]
+    hof, hof_fit = _genomes(arrays, "hall_of_fame"), arrays["hall_of_fame_fitness"]
+    if pop_fit.shape != (len(pop),):
         raise ValueError("population and its fitness do not match")
-    if hof.ndim != 2 or hof_fit.shape != (len(hof),):
+    if hof_fit.shape != (len(hof),):
         raise ValueError("hall of fame and its fitness do not match")
     internal = arrays["random_internal"]
     if internal.dtype != np.int64 or internal.shape != (625,):
@@ -175,7 +208,7 @@ def _checked(arrays: dict[str, np.ndarray], meta: dict) -> Checkpoint:
     if gauss_next is not None and not (isinstance(gauss_next, float)
                                        and math.isfinite(gauss_next)):
         raise ValueError(f"gauss_next is {gauss_next!r}")
-    genomes = arrays["summary_genomes"]
+    genomes = _genomes(arrays, "summary_genomes")
     summaries = meta["summaries"]
     if len(genomes) != len(summaries):
         raise ValueError("summaries and their genomes do not match")
@@ -186,8 +219,8 @@ def _checked(arrays: dict[str, np.ndarray], meta: dict) -> Checkpoint:
         raise ValueError("config or logbook malformed")
     return Checkpoint(
         generation=generation,
-        population=[(g.copy(), float(f)) for g, f in zip(pop, pop_fit)],
-        hall_of_fame=[(g.copy(), float(f)) for g, f in zip(hof, hof_fit)],
+        population=[(g, float(f)) for g, f in zip(pop, pop_fit)],
+        hall_of_fame=[(g, float(f)) for g, f in zip(hof, hof_fit)],
         logbook=meta["logbook"],
         random_state=(int(meta["random_version"]),
                       tuple(int(x) for x in internal), gauss_next),

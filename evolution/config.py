@@ -8,8 +8,8 @@ import numpy as np
 
 from evolution.scheduler_address import check_scheduler
 from runners.compiled import ENGINES
-from evolution.strategy import all_settings, get_strategy, list_strategies
-from runners.policies import Policy, get_family, list_policies
+from evolution.strategy import STRATEGIES, all_settings, get_strategy, list_strategies
+from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
 from speednik.observation import list_observations
 from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages, load_stage
 
@@ -89,7 +89,9 @@ class EvolutionConfig:
     stages_per_generation: int | None = None
     # The policy family (`runners.policies`: "linear", "mlp", ...) and
     # its settings; `hidden` is the MLP's, ignored by families without it.
-    policy: str = "linear"
+    # None: the family the algorithm evolves, if it has its own, else
+    # "linear".
+    policy: str | None = None
     hidden: int = 16
     # The search strategy (`evolution.strategy`: "ga", "cmaes", ...), and
     # the settings only it reads (its registry entry's `settings`, filled
@@ -102,6 +104,10 @@ class EvolutionConfig:
         object.__setattr__(self, "test_stages", tuple(self.test_stages))
         object.__setattr__(self, "validation_stages", tuple(self.validation_stages))
         object.__setattr__(self, "options", self._strategy_options())
+        if self.policy is None:
+            own = (get_strategy(self.algorithm).policy
+                   if self.algorithm in list_strategies() else None)
+            object.__setattr__(self, "policy", own or DEFAULT_FAMILY)
         self.validate()
 
     def _strategy_options(self) -> dict:
@@ -224,6 +230,22 @@ class EvolutionConfig:
             raise ConfigError(
                 f"unknown observation {self.observation!r}; accepted: "
                 f"{', '.join(list_observations())}")
+        self._check_pairing()
+
+    def _check_pairing(self) -> None:
+        """A strategy with a family of its own evolves only that one; the
+        others evolve only families whose genomes are of one size."""
+        own = get_strategy(self.algorithm).policy
+        if own is not None and self.policy != own:
+            raise ConfigError(
+                f"--algorithm {self.algorithm} evolves its own --policy {own} genomes, "
+                f"not --policy {self.policy}; accepted: --policy {own}, or no --policy")
+        if own is None and self.policy_spec().genome_size() is None:
+            searches = [e.name for e in STRATEGIES.values() if e.policy == self.policy]
+            raise ConfigError(
+                f"--policy {self.policy} genomes vary in size, which --algorithm "
+                f"{self.algorithm} cannot search; accepted with --policy {self.policy}: "
+                f"--algorithm {' or '.join(searches) or 'none'}")
 
     @staticmethod
     def _expanded(what: str, names: tuple[str, ...]) -> list[str]:
@@ -275,8 +297,9 @@ class EvolutionConfig:
         return Policy(family.name, self.observation,
                       **{s.name: getattr(self, s.name) for s in family.settings})
 
-    def genome_size(self) -> int:
-        """Numbers in one genome of this run's policy."""
+    def genome_size(self) -> int | None:
+        """Numbers in one genome of this run's policy; None where they
+        vary (a network whose topology evolves)."""
         return self.policy_spec().genome_size()
 
     def agent_spec(self, genome: np.ndarray) -> tuple:

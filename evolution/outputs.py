@@ -41,7 +41,8 @@ class RunFileError(ValueError):
 
 def package_versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
-    for name in ("speednik-evolve", "numpy", "numba", "deap", "gymnasium", "matplotlib"):
+    for name in ("speednik-evolve", "numpy", "numba", "deap", "gymnasium", "matplotlib",
+                 "neat-python"):
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -138,10 +138,16 @@ def check_checkpoint_fits(ckpt, config: EvolutionConfig, path: Path) -> None:
     if not 1 <= len(ckpt.hall_of_fame) <= max(config.elite, 1):
         raise damaged(f"a hall of fame of {len(ckpt.hall_of_fame)}")
     genomes = [g for g, _ in ckpt.population + ckpt.hall_of_fame]
-    if any(len(g) != size for g in genomes) or any(
-            len(k) != 8 * size for k in ckpt.summaries):
-        raise damaged(f"genomes that are not the {size} numbers of a {config.policy} "
-                      f"policy over the {config.observation!r} observation")
+    policy = config.policy_spec()
+    for genome in genomes:
+        try:
+            policy.check(genome)
+        except ValueError as exc:
+            raise damaged(f"a genome that is not one of {policy.describe()}: "
+                          f"{exc}") from None
+    if any(len(k) % 8 or (size is not None and len(k) != 8 * size)
+           for k in ckpt.summaries):
+        raise damaged("episode summaries of genomes of another size")
     if len(ckpt.logbook) != ckpt.generation + 1:
         raise damaged(f"{len(ckpt.logbook)} logbook rows for generation {ckpt.generation}")
     # The strategy rebuilt from its state, as the run will: a state that

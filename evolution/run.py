@@ -224,7 +224,7 @@ def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None
 
 def check_memory(config: EvolutionConfig) -> None:
     """Refuse settings whose population would not fit in memory."""
-    need = config.memory_estimate(config.genome_size())
+    need = config.memory_estimate(config.policy_spec().typical_size())
     have = available_memory()
     held = config.stages_held()
     if have is not None and need > have and held * STAGE_BYTES > need / 2:

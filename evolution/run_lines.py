@@ -32,6 +32,8 @@ def make_reporter(quiet: bool):
                  if record.get("val_goals") is not None else "")
               + (f"  qd-score {record['qd_score']:.1f}  coverage "
                  f"{100 * record['coverage']:.1f}%" if "qd_score" in record else "")
+              + (f"  species {record['species']}  connections "
+                 f"{record['connections']:.1f}" if "species" in record else "")
               + f"  elapsed {format_time(elapsed)}  left {format_time(left)}",
               flush=True)
     return report

@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
             f"'{e.name}' ({e.size} values: {e.description})" for e in OBSERVATIONS.values()))
     opt("--policy", choices=list_policies(),
         help="the policy family: " + "; ".join(
-            f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values()))
+            f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values())
+        + " (default: the family the algorithm evolves where it has its own, else "
+          "linear)")
     for family in POLICY_FAMILIES.values():
         for setting in family.settings:
             opt(f"--{setting.name}", type=int, metavar=setting.name[0].upper(),

@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 
 
 class Strategy(ABC):
-    """A search over genomes of `size` numbers for a run of `config`."""
+    """A search over genomes of `size` numbers for a run of `config` (None:
+    genomes of the strategy's own family, whose sizes vary)."""
 
-    def __init__(self, config: EvolutionConfig, size: int) -> None:
+    def __init__(self, config: EvolutionConfig, size: int | None) -> None:
         self.config = config
         self.size = size
 
@@ -75,7 +76,7 @@ class Strategy(ABC):
         return None
 
     @classmethod
-    def from_state(cls, config: EvolutionConfig, size: int,
+    def from_state(cls, config: EvolutionConfig, size: int | None,
                    state: dict[str, Any] | None) -> Strategy:
         """The strategy as it was when `state()` gave `state`."""
         return cls(config, size)
@@ -117,9 +118,12 @@ class StrategyEntry:
     # The population must be a multiple of this (antithetic pairs: 2).
     population_multiple: int = 1
     # Modules it imports that only an extra of the package installs, and
-    # that extra's name.
+    # that extra's name ("": the package's own dependencies install them).
     needs: tuple[str, ...] = ()
     extra: str = ""
+    # The one policy family it evolves, whose genomes it encodes itself
+    # (NEAT's networks); None: any family whose genomes are of one size.
+    policy: str | None = None
 
     def missing(self) -> str | None:
         """A one-line reason it cannot run here, or None."""
@@ -128,6 +132,10 @@ class StrategyEntry:
         absent = [m for m in self.needs if find_spec(m) is None]
         if not absent:
             return None
+        if not self.extra:
+            return (f"--algorithm {self.name} needs {', '.join(absent)}, one of the "
+                    f"package's dependencies, which this environment lacks: install "
+                    f"the package again (pip install -e ., or make)")
         return (f"--algorithm {self.name} needs {', '.join(absent)}, which the "
                 f"'{self.extra}' extra installs: pip install 'speednik-evolve[{self.extra}]' "
                 f"(make installs it)")
@@ -169,6 +177,29 @@ STRATEGIES: dict[str, StrategyEntry] = {
                             "isotropic mutation of an elite"),
             StrategySetting("qd_line_sigma", 0.2, 0.0, 100.0,
                             "step along the line to another elite"),
+        )),
+    "neat": StrategyEntry(
+        "neat", "NEAT with neat-python: networks grown from inputs wired to the "
+                "actions, speciated, bred within species; evolves --policy neat "
+                "(the default with it)",
+        "evolution.neat_strategy:NEAT", policy="neat", needs=("neat",),
+        settings=(
+            # neat-python's examples use 3.0 on networks of a few genes;
+            # distances are means over genes, and on networks of ~100
+            # connections 1.5 gives several species, 3.0 one.
+            StrategySetting("neat_compat_threshold", 1.5, 0.01, 1000.0,
+                            "genetic distance within which genomes share a species"),
+            StrategySetting("neat_node_add_prob", 0.2, 0.0, 1.0,
+                            "probability that a child gains a node (and that it "
+                            "loses one)"),
+            StrategySetting("neat_conn_add_prob", 0.5, 0.0, 1.0,
+                            "probability that a child gains a connection (and that "
+                            "it loses one)"),
+            StrategySetting("neat_weight_power", 0.5, 1e-6, 100.0,
+                            "standard deviation of a weight's or bias's mutation"),
+            StrategySetting("neat_max_stagnation", 15, 1, 100000,
+                            "generations a species may go without improving before "
+                            "it is dropped (the best two never are)", whole=True),
         )),
 }
 

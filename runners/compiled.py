@@ -50,6 +50,17 @@ def _stage_key(stage) -> object:
     return ("object", id(stage)) if not isinstance(stage, (str, tuple)) else stage
 
 
+def _rows(genomes: list[np.ndarray]) -> np.ndarray:
+    """The genomes as the rows of one array; genomes of a family whose
+    size varies are padded with zeros to the longest (each says its own
+    length)."""
+    width = max(len(g) for g in genomes)
+    rows = np.zeros((len(genomes), width))
+    for row, genome in zip(rows, genomes):
+        row[:len(genome)] = genome
+    return rows
+
+
 def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[EpisodeResult]:
     """The results of prepared policy jobs (see `runs_compiled`), in order.
     Every genome is checked here first, with the policy's own check, so
@@ -98,7 +109,7 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
                     raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
                 stage_slot[key] = len(stages) - 1
             episode_stage.append(stage_slot[key])
-        params = np.stack([genomes[k] for k in members])
+        params = _rows([genomes[k] for k in members])
         batch = run_policy_batch(
             stages, episode_stage, np.arange(len(members)), params,
             policy=policy.spec_family.compiled_kind, observation=policy.observation,

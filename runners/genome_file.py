@@ -159,7 +159,12 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
                       f"from {setting.minimum} to {setting.maximum}") from None
     policy = Policy(family.name, encoder.name, **settings)
     expected = policy.genome_size()
-    if genome.size != expected:
+    if expected is None:
+        found = family.structure(genome, encoder.size, **settings)
+        if found is not None:
+            raise bad(f"'genome' is not {policy.describe()}: {found}",
+                      f"accepted: {family.layout(encoder.size, **settings)}")
+    elif genome.size != expected:
         fits = [n for n in OBSERVATIONS
                 if Policy(family.name, n, **settings).genome_size() == genome.size]
         hint = f"; {genome.size} numbers fit the {fits[0]!r} observation" if fits else ""

@@ -8,7 +8,7 @@ settings, builds the readable agent, names its kind in the compiled engine
 run, a genome file or a cluster task knows it:
 
     policy = Policy("mlp", "terrain", hidden=16)
-    policy.genome_size()            # numbers in one genome
+    policy.genome_size()            # numbers in one genome (None: any, see below)
     policy.check(genome)            # the one genome check: array or ValueError
     policy.agent(genome)            # the readable agent
     policy.spec(genome)             # the runners' agent spec, for any process
@@ -17,6 +17,10 @@ run, a genome file or a cluster task knows it:
 The runners' agent spec of a family's genome is `(family, (observation,
 *settings, genome))`: `("linear", (observation, genome))`, `("mlp",
 (observation, hidden, genome))`.
+
+A family's genomes are of one size (its `genome_size` gives it), or vary
+in size, as a network whose topology evolves does: then `genome_size`
+gives None and the family's `structure` check says what a genome must be.
 
 To add a family: a module with its agent class and genome size, and one
 `PolicyFamily` entry in `POLICY_FAMILIES` below.
@@ -32,6 +36,8 @@ import numpy as np
 from runners.agent import BaseAgent
 from runners.linear import LinearPolicy, checked_genome, genome_size as linear_size
 from runners.mlp import MAX_HIDDEN, MLPPolicy, mlp_genome_size
+from runners.neat_net import NeatPolicy
+from speednik import neat_genome
 from speednik.actions import NUM_ACTIONS
 from speednik.observation import get_observation
 
@@ -59,8 +65,9 @@ class Setting:
 class PolicyFamily:
     name: str
     summary: str
-    # Numbers in a genome: (observation size, **settings) -> int.
-    genome_size: Callable[..., int]
+    # Numbers in a genome: (observation size, **settings) -> int, or None
+    # for a family whose genomes vary in size.
+    genome_size: Callable[..., int | None]
     # The readable agent: (genome, observation, **settings) -> agent.
     agent: Callable[..., BaseAgent]
     # What it is and how its genome is laid out, for error messages:
@@ -71,6 +78,12 @@ class PolicyFamily:
     # Its kind in `speednik.engine.policy`, or None: readable runner only.
     compiled_kind: str | None = None
     settings: tuple[Setting, ...] = field(default=())
+    # For genomes of varying size: (genome, observation size, **settings)
+    # -> what is wrong with a flat float64 genome, or None.
+    structure: Callable[..., str | None] | None = None
+    # For genomes of varying size: numbers in a typical one, for the
+    # memory a run needs: (observation size, **settings) -> int.
+    typical_size: Callable[..., int] | None = None
 
 
 POLICY_FAMILIES: dict[str, PolicyFamily] = {
@@ -90,6 +103,20 @@ POLICY_FAMILIES: dict[str, PolicyFamily] = {
                                   f"{hidden} + {NUM_ACTIONS}"),
         compiled_kind="mlp",
         settings=(Setting("hidden", 16, 1, MAX_HIDDEN, "hidden tanh units"),)),
+    "neat": PolicyFamily(
+        "neat", "a feed-forward network whose topology evolves (NEAT): soft_tanh "
+                "units (relu, identity, clamped also read), argmax over the 8 action "
+                "nodes; evolved by --algorithm neat",
+        genome_size=lambda n: None,
+        agent=lambda genome, observation: NeatPolicy(genome, observation),
+        noun=lambda: "a neat policy",
+        layout=lambda n: neat_genome.LAYOUT,
+        compiled_kind="neat",
+        structure=lambda genome, n: neat_genome.problem(genome, n),
+        # Fully connected, as NEAT starts, with as many hidden nodes and
+        # connections again as it grows.
+        typical_size=lambda n: 2 * neat_genome.encoded_size(0, NUM_ACTIONS,
+                                                            n * NUM_ACTIONS)),
 }
 DEFAULT_FAMILY = "linear"
 
@@ -141,8 +168,17 @@ class Policy:
     def observation_size(self) -> int:
         return get_observation(self.observation).size
 
-    def genome_size(self) -> int:
+    def genome_size(self) -> int | None:
+        """Numbers in one genome; None when the family's genomes vary in
+        size."""
         return self.spec_family.genome_size(self.observation_size(), **self.options())
+
+    def typical_size(self) -> int:
+        """Numbers in one genome, or in a typical one where they vary."""
+        size = self.genome_size()
+        if size is not None:
+            return size
+        return self.spec_family.typical_size(self.observation_size(), **self.options())
 
     def describe(self) -> str:
         """`an mlp policy with 16 hidden units over the 'terrain'
@@ -151,14 +187,22 @@ class Policy:
                 f"{self.observation!r} observation ({self.observation_size()} values)")
 
     def check(self, genome: Any) -> np.ndarray:
-        """`genome` as a flat float64 array of the right size and finite,
-        or a ValueError saying what this policy needs."""
+        """`genome` as a flat float64 array of the right size (or
+        structure) and finite, or a ValueError saying what this policy
+        needs."""
         n = self.observation_size()
         size = self.genome_size()
-        return checked_genome(
-            genome, size,
-            f"a {self.describe()} needs a genome of {size} numbers "
-            f"({self.spec_family.layout(n, **self.options())})")
+        layout = self.spec_family.layout(n, **self.options())
+        if size is None:
+            genome = np.asarray(genome, dtype=np.float64)
+            found = self.spec_family.structure(genome, n, **self.options())
+            if found is not None:
+                raise ValueError(f"{self.describe()} needs a genome laid out as "
+                                 f"{layout}: {found}")
+            return genome
+        return checked_genome(genome, size,
+                              f"{self.describe()} needs a genome of {size} numbers "
+                              f"({layout})")
 
     def agent(self, genome: Any) -> BaseAgent:
         return self.spec_family.agent(genome, self.observation, **self.options())

@@ -96,7 +96,7 @@ def test_run_files_nested_too_deeply_are_one_line(runs, tmp_path, damage):
     ("ga", lambda c: setattr(c, "population", c.population[:3]),
      "3 genomes where its settings say --population 6"),
     ("ga", lambda c: setattr(c, "hall_of_fame", [(g[:-1], f) for g, f in c.hall_of_fame]),
-     "not the 104 numbers"),
+     "needs a genome of 104 numbers"),
     ("ga", lambda c: setattr(c, "logbook", c.logbook[:1]), "1 logbook rows for generation 1"),
 ])
 def test_a_damaged_checkpoint_is_refused_before_anything_runs(runs, tmp_path, name, damage,

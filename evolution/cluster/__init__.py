@@ -8,7 +8,8 @@ bound to 127.0.0.1, with its dashboard off: the way to try it without a
 cluster. Any other value is the address of a running scheduler
 (`dask scheduler`, dask-jobqueue, dask-kubernetes).
 
-A task is a chunk of genomes, a 2-D float64 array, sent with the run's
+A task is a chunk of genomes, a 2-D float64 array (a list of arrays for
+genomes of different sizes, a NEAT run's), sent with the run's
 stages and episode settings as plain values; `evaluate_chunk` runs it on
 the worker through the compiled engine and returns each episode's
 `EpisodeResult.to_dict()`. Results are put back in chunk order, never in

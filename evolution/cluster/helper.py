@@ -149,7 +149,9 @@ class ClusterEvaluation:
 
         if self._conn is None:
             raise ClusterError("the cluster connection is closed")
-        rows = np.asarray([np.asarray(g, dtype=np.float64) for g in genomes])
+        rows = [np.asarray(g, dtype=np.float64) for g in genomes]
+        if len({len(r) for r in rows}) <= 1:
+            rows = np.asarray(rows)     # one size: one array, sent whole
         try:
             self._conn.send(("run", rows, None if stages is None else tuple(stages),
                              dict(policy)))

@@ -186,7 +186,8 @@ class DaskSession:
 
     # -- a generation
 
-    def run(self, rows: np.ndarray, stop=None, stages: Sequence[Any] | None = None,
+    def run(self, rows: np.ndarray | list, stop=None,
+            stages: Sequence[Any] | None = None,
             policy: dict = DEFAULT_POLICY) -> list[dict]:
         """Every genome (a row) on every stage (default: the session's),
         genome-major, as `EpisodeResult.to_dict()`s packed by chunk

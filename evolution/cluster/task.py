@@ -114,7 +114,8 @@ DEFAULT_POLICY = {"policy": "linear"}
 
 def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
                    engine: str = "compiled", policy: dict = DEFAULT_POLICY) -> dict:
-    """Every genome of a chunk (rows of a float64 array) on every stage,
+    """Every genome of a chunk (rows of a float64 array, or a list of
+    arrays for genomes of different sizes) on every stage,
     genome-major, as `EpisodeResult.to_dict()`s packed in columns
     (`pack_results`). `stages` are stage
     payloads (see `stage_payload`), `settings` the fields of a
@@ -126,8 +127,8 @@ def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
     built = [_worker_stage(s) for s in stages]
     observation = config.observation
     spec = Policy.from_json(policy, observation).spec
-    items = [(spec(row), stage)
-             for row in np.asarray(genomes, dtype=np.float64) for stage in built]
+    items = [(spec(np.asarray(row, dtype=np.float64)), stage)
+             for row in genomes for stage in built]
     # The readable runner runs in the task's own thread: no process pool
     # inside a worker.
     threads = _worker_threads() if engine == "compiled" else 1

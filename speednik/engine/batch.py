@@ -36,6 +36,8 @@ from speednik.engine.lowering import compiled_stage, death_cause_name, state_arr
 from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS
 from speednik.engine.policy import POLICY_KINDS, linear_size, mlp_size
 from speednik.engine.reward import reward_arrays
+from speednik.actions import NUM_ACTIONS
+from speednik.neat_genome import encoded_size, problem as network_problem, stated_size
 from speednik.reward import DEFAULT_WEIGHTS
 
 
@@ -128,7 +130,9 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
 
     - `stages`: built `Stage`s;
     - `params`: (n, size) float64, one row per genome;
-    - `policy`: "linear", or "mlp" with `hidden` units;
+    - `policy`: "linear", or "mlp" with `hidden` units, or "neat": each
+      row a network (`speednik.neat_genome`), rows of different lengths
+      padded at the end to the longest;
     - `reward`: (name, weight) pairs in composition order (None: the
       default reward);
     - `stall_frames`: None never stalls;
@@ -151,14 +155,19 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
             raise ValueError(f"an mlp policy needs hidden, a whole number >= 1, "
                              f"got {hidden!r}")
         size = mlp_size(obs_size, int(hidden))
+    elif policy == "neat":
+        size = None
     else:
         size = linear_size(obs_size)
-    if params.ndim != 2 or params.shape[1] != size:
+    if params.ndim != 2 or (size is not None and params.shape[1] != size):
+        rows = "networks" if size is None else f"{size} numbers"
         raise ValueError(
             f"a {policy} policy over the {observation!r} observation needs "
-            f"parameter rows of {size} numbers, got shape {params.shape}")
+            f"parameter rows of {rows}, got shape {params.shape}")
     if not np.all(np.isfinite(params)):
         raise ValueError("the parameters hold NaN or infinite weights")
+    if size is None:
+        _check_networks(params, obs_size, observation)
     episode_stage = np.ascontiguousarray(episode_stage, dtype=np.int64)
     episode_params = np.ascontiguousarray(episode_params, dtype=np.int64)
     if episode_stage.shape != episode_params.shape or episode_stage.ndim != 1:
@@ -229,6 +238,19 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
         reward_components=components)
 
 
+def _check_networks(params: np.ndarray, obs_size: int, observation: str) -> None:
+    """Every row a whole network, so compiled code never reads outside
+    one."""
+    for i, row in enumerate(params):
+        size = stated_size(row)
+        found = (f"its header {row[:4].tolist()} gives {size} numbers, more than the "
+                 f"row's {len(row)}" if size is not None and size > len(row)
+                 else network_problem(row if size is None else row[:size], obs_size))
+        if found is not None:
+            raise ValueError(f"parameter row {i} is not a neat network over the "
+                             f"{observation!r} observation: {found}")
+
+
 def warm_up() -> None:
     """Compile (or load from the cache) everything a batch runs, on a
     tiny stage, so the first real batch pays nothing."""
@@ -241,3 +263,7 @@ def warm_up() -> None:
                          observation=observation, max_steps=2, threads=1)
         run_policy_batch([stage], [0], [0], np.zeros((1, mlp_size(n, 2))), policy="mlp",
                          hidden=2, observation=observation, max_steps=2, threads=1)
+        network = np.zeros((1, encoded_size(0, NUM_ACTIONS, 0)))
+        network[0, :2] = n, NUM_ACTIONS
+        run_policy_batch([stage], [0], [0], network, policy="neat",
+                         observation=observation, max_steps=2, threads=1)

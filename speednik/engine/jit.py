@@ -7,9 +7,60 @@ array, and a frame cost as much as the readable simulation's. Only the
 episode loop, which allocates an episode's state, keeps the NRT. Machine
 code is cached beside the sources (`cache=True`), so only the first
 process compiles.
+
+Numba checks a cached function against its own file only: the episode
+loop's cached code still holds the policy code it inlined after
+`policy.py` changed. So the cache is kept for one version of the engine's
+sources: when any of them (or Numba) differs from what the cache was
+built from, the cache is cleared before anything loads from it.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
+
+import numba
 from numba import njit
+
+ENGINE_DIR = Path(__file__).resolve().parent
+STAMP_NAME = "engine-sources.sha256"
+
+
+def sources_digest(engine_dir: Path = ENGINE_DIR) -> str:
+    """A digest of every source file of the engine and Numba's version."""
+    h = hashlib.sha256(numba.__version__.encode())
+    for path in sorted(engine_dir.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def clear_stale_cache(engine_dir: Path = ENGINE_DIR) -> bool:
+    """Remove the cached machine code if it was built from other sources;
+    whether anything was removed. A cache that cannot be written (a
+    read-only install) is left to Numba, which then compiles in memory."""
+    cache = engine_dir / "__pycache__"
+    stamp = cache / STAMP_NAME
+    digest = sources_digest(engine_dir)
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    removed = False
+    try:
+        for path in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+            path.unlink(missing_ok=True)
+            removed = True
+        cache.mkdir(exist_ok=True)
+        temporary = cache / f".{STAMP_NAME}.{os.getpid()}"
+        temporary.write_text(digest)
+        os.replace(temporary, stamp)
+    except OSError:
+        pass
+    return removed
+
+
+clear_stale_cache()
 
 frame_jit = njit(cache=True, _nrt=False)

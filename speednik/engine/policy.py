@@ -2,14 +2,17 @@
 float64 parameters and an observation in, an action out.
 
 A policy family is a kind number, a parameter count and an `act`
-branch; `runners.linear.LinearPolicy` and `runners.mlp.MLPPolicy` are
-the readable twins. Scores are summed term by term in a fixed order (the
-bias first, then each weight times its input value), in float64, so both
-engines choose the same action bit for bit.
+branch; `runners.linear.LinearPolicy`, `runners.mlp.MLPPolicy` and
+`runners.neat_net.NeatPolicy` are the readable twins. Scores are summed
+term by term in a fixed order (the bias first, then each weight times its
+input value), in float64, so both engines choose the same action bit for
+bit.
 
 The MLP's hidden layer squashes with `soft_tanh`, tanh written as a fixed
 rational formula (+, *, / only), so no library's `exp` or `tanh`, which
-may round differently from one to another, decides an action.
+may round differently from one to another, decides an action. A `neat`
+network (`speednik.neat_genome`: its parameter row says its own shape)
+uses it too, beside activations that are exact (relu, identity, clamp).
 """
 from __future__ import annotations
 
@@ -17,10 +20,19 @@ import math
 
 from speednik.actions import NUM_ACTIONS
 from speednik.engine.jit import frame_jit
+from speednik.neat_genome import (
+    ACT_CLAMPED,
+    ACT_RELU,
+    ACT_SOFT_TANH,
+    CONNECTION_WIDTH,
+    HEADER,
+    NODE_WIDTH,
+)
 
 POLICY_LINEAR = 0
 POLICY_MLP = 1
-POLICY_KINDS = ("linear", "mlp")
+POLICY_NEAT = 2
+POLICY_KINDS = ("linear", "mlp", "neat")
 
 # Beyond this |x| the rational tanh below is clipped to +-1 (tanh is
 # 0.9999 there, and the formula itself passes 1 soon after).
@@ -119,12 +131,61 @@ def mlp_scores(params, obs, n, scores):
 
 
 @frame_jit
+def activation(code, x):
+    """Activation `code` of `speednik.neat_genome.ACTIVATIONS` at x."""
+    if code == ACT_SOFT_TANH:
+        return soft_tanh(x)
+    if code == ACT_RELU:
+        return x if x > 0.0 else 0.0
+    if code == ACT_CLAMPED:
+        if x > 1.0:
+            return 1.0
+        if x < -1.0:
+            return -1.0
+        return x
+    return x
+
+
+@frame_jit
+def neat_scores(params, obs, n, scores):
+    """The network of a `neat` parameter row (any zeros after it are
+    padding): node k's value, kept in scores[NUM_ACTIONS + k], is its
+    activation of its bias plus each incoming weight times its source's
+    value, in the listed order; the action scores are the last nodes'.
+    Nodes below n are the observation's values."""
+    n_outputs = int(params[1])
+    n_hidden = int(params[2])
+    n_connections = int(params[3])
+    nodes = n_hidden + n_outputs
+    c = 0
+    base = HEADER + NODE_WIDTH * nodes
+    for k in range(nodes):
+        acc = params[HEADER + NODE_WIDTH * k]
+        code = int(params[HEADER + NODE_WIDTH * k + 1])
+        while c < n_connections:
+            at = base + CONNECTION_WIDTH * c
+            if int(params[at + 1]) != n + k:
+                break
+            source = int(params[at])
+            if source < n:
+                acc += params[at + 2] * obs[source]
+            else:
+                acc += params[at + 2] * scores[NUM_ACTIONS + source - n]
+            c += 1
+        scores[NUM_ACTIONS + k] = activation(code, acc)
+    for a in range(NUM_ACTIONS):
+        scores[a] = scores[NUM_ACTIONS + n_hidden + a]
+
+
+@frame_jit
 def act(kind, params, obs, n, scores):
     """The action of policy `kind` with `params` on observation `obs`;
     `scores` holds at least NUM_ACTIONS numbers, plus the hidden layer's
-    for an MLP."""
+    for an MLP or a node's value per two parameters for a neat network."""
     if kind == POLICY_MLP:
         mlp_scores(params, obs, n, scores)
+    elif kind == POLICY_NEAT:
+        neat_scores(params, obs, n, scores)
     else:
         linear_scores(params, obs, n, scores)
     return argmax(scores)
