@@ -74,6 +74,8 @@ def _tiles_part(tiles) -> bytes:
         _update_array(h, grid, np.int64)
     for cells in tiles.cells:
         _update_array(h, cells, np.int64)
+    # The lists the readable engine's casts read (its first cast makes them).
+    tiles.cast_down(0, 0, 0, False)
     for cells in tiles._pcells:
         _update_array(h, cells, np.int64)
     _update_array(h, tiles.top_only, np.int64)
