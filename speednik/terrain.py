@@ -197,7 +197,7 @@ SCAN_TABLES = ("down_all", "down", "right", "up", "left")
 class TileMap:
     """Tiles of a stage on its collision layers, with the four sensor casts.
 
-    Its tables are arrays (`scan_tables`, `padded_cells`), from which the
+    Its tables are arrays (`scan_tables`, `padded_cells()`), from which the
     compiled engine's flat arrays are copied. The casts read them as Python
     lists, made by the first cast: a stage only the compiled engine plays
     never pays for them.
@@ -206,7 +206,7 @@ class TileMap:
     __slots__ = (
         "width_tiles", "height_tiles", "cells", "masks", "cell_grids",
         "a_down", "a_right", "a_up", "a_left", "top_only", "heights",
-        "scan_tables", "padded_cells", "_pw",
+        "scan_tables", "_pw",
         # The casts' lists (`_cast_lists`), made on first use.
         "_pcells", "_t_down_all", "_t_down", "_t_right", "_t_up", "_t_left",
     )
@@ -217,11 +217,13 @@ class TileMap:
         self.masks = masks
         self.cell_grids = [np.asarray(g, dtype=np.int32) for g in cell_grids]
         self.height_tiles, self.width_tiles = self.cell_grids[0].shape
-        self.cells = [g.ravel().tolist() for g in self.cell_grids]
+        # Layers that share a grid share its list.
+        first = self.cell_grids[0].ravel().tolist()
+        self.cells = [first if g is self.cell_grids[0] else g.ravel().tolist()
+                      for g in self.cell_grids]
         # Two empty tiles of padding on every side: a cast near an edge
         # needs no bounds checks for the tiles before and after its own.
         self._pw = self.width_tiles + 2 * _PAD
-        self.padded_cells = np.stack([np.pad(g, _PAD).ravel() for g in self.cell_grids])
         solid = masks > 0
         top_only = masks.max(axis=(1, 2)) == TOP_ONLY
         self.top_only = top_only.tolist()
@@ -240,11 +242,16 @@ class TileMap:
             _oriented(full, d) for d in DIRECTIONS])
         self.scan_tables = _scan_tables(turned).reshape(len(SCAN_TABLES), -1)
 
+    def padded_cells(self) -> np.ndarray:
+        """Per layer, its tile indices with two empty tiles of padding on
+        every side, row by row: (layers, padded rows * `_pw`)."""
+        return np.stack([np.pad(g, _PAD).ravel() for g in self.cell_grids])
+
     def _cast_lists(self) -> list[list[int]]:
         """Make the lists the casts read; the padded cells of each layer."""
         (self._t_down_all, self._t_down, self._t_right, self._t_up,
          self._t_left) = self.scan_tables.tolist()
-        self._pcells = self.padded_cells.tolist()
+        self._pcells = self.padded_cells().tolist()
         return self._pcells
 
     @classmethod
@@ -263,20 +270,16 @@ class TileMap:
         shape = grids[0].shape
         rows = -(-shape[0] // TILE_SIZE)
         cols = -(-shape[1] // TILE_SIZE)
-        padded: list[np.ndarray] = []
-        fills: list[np.ndarray] = []
         for g in grids:
             if g.shape != shape:
                 raise ValueError("layer grids differ in size")
-            if g is grids[0] and padded:
-                # Layers that are one grid are read once.
-                padded.append(padded[0])
-                fills.append(fills[0])
-                continue
-            padded.append(_whole_tiles(g, rows, cols))
-            # Nearly every tile is all sky or all ground: those are told apart
-            # by one value, and only the others are compared pixel by pixel.
-            fills.append(_uniform_fill(padded[-1], rows, cols))
+        # Layers that are one grid (a stage without a loop) are read once and
+        # share one grid of tiles.
+        sources = grids[:1] if all(g is grids[0] for g in grids) else grids
+        padded = [_whole_tiles(g, rows, cols) for g in sources]
+        # Nearly every tile is all sky or all ground: those are told apart by
+        # one value, and only the others are compared pixel by pixel.
+        fills = [_uniform_fill(p, rows, cols) for p in padded]
         mixed = [np.nonzero(f < 0) for f in fills]
         shapes = [np.zeros((1, TILE_SIZE * TILE_SIZE), np.uint8)]  # the empty tile
         for p, (r, c) in zip(padded, mixed):
@@ -297,7 +300,7 @@ class TileMap:
         inverse = inverse.ravel()
         # Keys sort bytewise, so the all-empty tile is index 0.
         assert not unique[0].any()
-        tile_of_fill = np.zeros(256, np.int64)
+        tile_of_fill = np.zeros(256, np.int32)
         tile_of_fill[fill_values] = inverse[len(inverse) - len(fill_values):]
         cell_grids = []
         start = 1
@@ -306,6 +309,8 @@ class TileMap:
             grid[r, c] = inverse[start:start + len(r)]
             start += len(r)
             cell_grids.append(grid)
+        if len(cell_grids) < NUM_LAYERS:
+            cell_grids *= NUM_LAYERS
         return cls(unique.reshape(-1, TILE_SIZE, TILE_SIZE), cell_grids)
 
     # -- queries that are not on the hot path ---------------------------------

@@ -184,4 +184,4 @@ def test_casts_read_the_same_tables_the_compiled_engine_is_given():
     tm.cast_down(40, 40, 0, False)
     for name, table in zip(SCAN_TABLES, tm.scan_tables):
         assert getattr(tm, f"_t_{name}") == table.tolist()
-    assert tm._pcells == tm.padded_cells.tolist()
+    assert tm._pcells == tm.padded_cells().tolist()

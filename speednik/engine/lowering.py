@@ -128,8 +128,9 @@ def lower_stage(stage) -> CompiledStage:
     tiles = stage.tiles
     ints, floats = _Packer(INT_HEADER, np.int64), _Packer(FLOAT_HEADER, np.float64)
     head: dict[int, int] = {}
-    head[I_CELLS] = ints.add(tiles.padded_cells[0])
-    head[I_CELLS + 1] = ints.add(tiles.padded_cells[1])
+    cells = tiles.padded_cells()
+    head[I_CELLS] = ints.add(cells[0])
+    head[I_CELLS + 1] = ints.add(cells[1])
     # The scan tables in terrain.SCAN_TABLES order.
     for slot, table in zip((I_T_DOWN_ALL, I_T_DOWN, I_T_RIGHT, I_T_UP, I_T_LEFT),
                            tiles.scan_tables):
