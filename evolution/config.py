@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field, fields
+from typing import TextIO
 
 import numpy as np
 
 from evolution.cluster import check_scheduler
+from evolution.progress import ProgressLine
 from runners.compiled import ENGINES
 from runners.linear import genome_size as linear_genome_size
 from runners.mlp import MAX_HIDDEN, mlp_genome_size
 from speednik.observation import get_observation, list_observations
-from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages, load_stage
+from speednik.stages import KeptStages, StageSetError, expand_stages, is_stage_set, list_stages
 
 
 # Gaussian standard deviations beyond this only throw weights about; the
@@ -47,6 +49,31 @@ ALGORITHMS = ("ga", "cmaes")
 
 class ConfigError(ValueError):
     """A setting out of range or unknown; the message names it."""
+
+
+def build_stages(names: list[str], out: TextIO | None = None,
+                 quiet: bool = False) -> KeptStages:
+    """Build (or find built) every stage named and keep them until the
+    result is released; a stage that cannot be built is a ConfigError
+    naming it, and then none is kept. Progress as `ProgressLine` shows it."""
+    kept = KeptStages()
+    line = ProgressLine("building stages", len(names), out) if not quiet else None
+    try:
+        for done, name in enumerate(names, 1):
+            try:
+                kept.add(name)
+            except (KeyError, ValueError, OSError) as exc:
+                raise ConfigError(f"stage {name!r} cannot be loaded: {exc}") from None
+            if line is not None:
+                line.update(done)
+    except BaseException:
+        kept.release()
+        if line is not None:
+            line.abort()
+        raise
+    if line is not None:
+        line.finish()
+    return kept
 
 
 @dataclass(frozen=True)
@@ -207,13 +234,19 @@ class EvolutionConfig:
             return ("mlp", (self.observation, self.hidden, genome))
         return ("linear", (self.observation, genome))
 
-    def check_stages_load(self) -> None:
-        """Build every stage now, so a bad profile fails before the run."""
-        for stage in self.training_stages() + self.held_out_stages():
-            try:
-                load_stage(stage)
-            except (KeyError, ValueError, OSError) as exc:
-                raise ConfigError(f"stage {stage!r} cannot be loaded: {exc}") from None
+    def run_stages(self) -> list[str]:
+        """Every stage the run plays: its training stages, then its test
+        stages, one name each."""
+        return self.training_stages() + self.held_out_stages()
+
+    def check_stages_load(self, out: TextIO | None = None,
+                          quiet: bool = False) -> KeptStages:
+        """Build every stage of the run now, so a bad profile fails before
+        the run (a ConfigError naming it), and keep them all for the run:
+        each is built once, here. The stages are kept until the result is
+        released. Building that takes a while shows its progress on one
+        line of `out` (stdout by default) unless `quiet`."""
+        return build_stages(self.run_stages(), out=out, quiet=quiet)
 
     def evaluation_tasks(self) -> int:
         """Episodes in one generation: every genome on every stage it is

@@ -352,7 +352,7 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
             config = config_for_resume(args, run_dir)
         else:
             config = config_from_args(args)
-        config.check_stages_load()
+        config.check_stages_load(quiet=args.quiet)
         config, note = capped_workers(config)
         check_memory(config)
         if args.resume is None:
