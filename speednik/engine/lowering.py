@@ -107,19 +107,23 @@ class _Packer:
     """Appends tables to a header-led array, noting where each starts."""
 
     def __init__(self, header: int, dtype) -> None:
-        self.parts = [np.zeros(header, dtype)]
+        self.parts: list[tuple[int, np.ndarray]] = []
         self.size = header
         self.dtype = dtype
 
     def add(self, values) -> int:
-        arr = np.asarray(values, dtype=self.dtype).reshape(-1)
+        arr = np.asarray(values).reshape(-1)
         start = self.size
-        self.parts.append(arr)
+        self.parts.append((start, arr))
         self.size += len(arr)
         return start
 
     def array(self) -> np.ndarray:
-        return np.ascontiguousarray(np.concatenate(self.parts))
+        # Each table is copied once, into place, taking the array's type there.
+        out = np.zeros(self.size, self.dtype)
+        for start, arr in self.parts:
+            out[start:start + len(arr)] = arr
+        return out
 
 
 def lower_stage(stage) -> CompiledStage:
