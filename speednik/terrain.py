@@ -302,6 +302,7 @@ class TileMap:
             # Mixed tiles become fully solid.
             solid = (t == SOLID).any(axis=1)
             shapes.append(np.where(solid[:, None] & (t > 0), SOLID, t).astype(np.uint8))
+        # One tile of each value some uniform tile has.
         fill_values = np.flatnonzero(sum(
             np.bincount(f[f >= 0], minlength=256) for f in fills))
         shapes.append(np.repeat(fill_values.astype(np.uint8), TILE_SIZE * TILE_SIZE)

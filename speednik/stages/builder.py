@@ -134,7 +134,7 @@ def build_terrain(profile: Profile) -> Terrain:
 
     # A pixel is solid when its centre is at or below the surface.
     first = np.where(np.isnan(solid_top), height, np.ceil(solid_top - 0.5)).astype(np.int32)
-    buffer = _whole_tiles(height, width)
+    buffer = _blank_grid(height, width)
     base = buffer[:height, :width]
     # Rows above the highest ground stay EMPTY (0); below, the comparison's
     # 0 or 1 times SOLID.
@@ -159,7 +159,7 @@ def build_terrain(profile: Profile) -> Terrain:
     return Terrain([layer0, layer1], buffers, place, has_ground, spans, pits, loops)
 
 
-def _whole_tiles(height: int, width: int) -> np.ndarray:
+def _blank_grid(height: int, width: int) -> np.ndarray:
     """An empty pixel grid of `height` x `width` rounded up to whole tiles."""
     return np.zeros((-(-height // TILE_SIZE) * TILE_SIZE,
                      -(-width // TILE_SIZE) * TILE_SIZE), np.uint8)
