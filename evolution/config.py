@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field, fields
+from typing import TextIO
 
 import numpy as np
 
+from evolution.progress import ProgressLine
 from evolution.scheduler_address import check_scheduler
-from runners.compiled import ENGINES
 from evolution.strategy import STRATEGIES, all_settings, get_strategy, list_strategies
+from runners.compiled import ENGINES
 from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
 from speednik.observation import list_observations
-from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages, load_stage
+from speednik.stages import KeptStages, StageSetError, expand_stages, is_stage_set, list_stages
 
 
 # Gaussian standard deviations beyond this only throw weights about; the
@@ -24,10 +26,10 @@ SIGMA_MAX = 1000.0
 GENOME_OVERHEAD = 400
 SUMMARY_BYTES = 1500
 WORKER_BYTES = 80 * 2**20
-# One stage built and lowered for the compiled engine, which holds every
-# stage of a batch at once (measured: 2.1 to 3.3 MB a generated stage,
-# about 3.5 MB a built-in one).
-STAGE_BYTES = 4 * 2**20
+# One stage built and lowered for the compiled engine; a run keeps every
+# stage it plays to its end (measured: about 1.2 MB a generated stage,
+# benchmarks/bench_stages.py).
+STAGE_BYTES = 3 * 2**19
 
 
 def available_memory() -> int | None:
@@ -49,6 +51,31 @@ def available_memory() -> int | None:
 
 class ConfigError(ValueError):
     """A setting out of range or unknown; the message names it."""
+
+
+def build_stages(names: list[str], out: TextIO | None = None,
+                 quiet: bool = False) -> KeptStages:
+    """Build (or find built) every stage named and keep them until the
+    result is released; a stage that cannot be built is a ConfigError
+    naming it, and then none is kept. Progress as `ProgressLine` shows it."""
+    kept = KeptStages()
+    line = ProgressLine("building stages", len(names), out) if not quiet else None
+    try:
+        for done, name in enumerate(names, 1):
+            try:
+                kept.add(name)
+            except (KeyError, ValueError, OSError) as exc:
+                raise ConfigError(f"stage {name!r} cannot be loaded: {exc}") from None
+            if line is not None:
+                line.update(done)
+    except BaseException:
+        kept.release()
+        if line is not None:
+            line.abort()
+        raise
+    if line is not None:
+        line.finish()
+    return kept
 
 
 @dataclass(frozen=True)
@@ -306,19 +333,19 @@ class EvolutionConfig:
         """The runners' agent spec of one genome of this run's policy."""
         return self.policy_spec().spec(genome)
 
-    def check_stages_load(self) -> None:
-        """Build every stage named by a profile or a built-in name now, so a
-        bad profile fails before the run. Generated stages are not built:
-        their names are checked already, the generator makes a valid stage
-        of every seed, and a set of thousands takes minutes to build."""
-        for stage in (self.training_stages() + self.validation_stage_names()
-                      + self.held_out_stages()):
-            if is_stage_set(stage):
-                continue
-            try:
-                load_stage(stage)
-            except (KeyError, ValueError, OSError) as exc:
-                raise ConfigError(f"stage {stage!r} cannot be loaded: {exc}") from None
+    def run_stages(self) -> list[str]:
+        """Every stage the run plays: its training stages, then its
+        validation and test stages, one name each."""
+        return self.training_stages() + self.validation_stage_names() + self.held_out_stages()
+
+    def check_stages_load(self, out: TextIO | None = None,
+                          quiet: bool = False) -> KeptStages:
+        """Build every stage of the run now, so a bad profile fails before
+        the run (a ConfigError naming it), and keep them all for the run:
+        each is built once, here. The stages are kept until the result is
+        released. Building that takes a while shows its progress on one
+        line of `out` (stdout by default) unless `quiet`."""
+        return build_stages(self.run_stages(), out=out, quiet=quiet)
 
     def evaluation_tasks(self) -> int:
         """Episodes in one generation: every genome on every stage it is
@@ -340,13 +367,9 @@ class EvolutionConfig:
                 + self.stages_held() * STAGE_BYTES)
 
     def stages_held(self) -> int:
-        """Stages this process holds at once: the compiled engine builds
-        every stage of a batch (a generation's, or the held-out test's)
-        before it plays it; elsewhere they are built a few at a time."""
-        if self.engine != "compiled" or self.scheduler is not None:
-            return 0
-        return max(self.stages_scored(), len(self.held_out_stages()),
-                   len(self.validation_stage_names()))
+        """Stages this process holds: a run builds every stage it plays
+        when it starts and keeps them all to its end."""
+        return len(self.run_stages())
 
     def to_dict(self) -> dict:
         d = asdict(self)

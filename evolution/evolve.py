@@ -38,6 +38,7 @@ from evolution.strategy import Strategy, get_strategy
 from evolution.validation import Validation
 from runners.atomic import remove_stale_temporaries
 from runners.errors import EpisodeError, WorkerDiedError
+from speednik.stages import keep_stages
 
 
 @dataclass
@@ -162,7 +163,11 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
 
     # What an interrupted write left behind goes first.
     remove_stale_temporaries(run_dir)
-    with GenomeEvaluator(config, map_fn=map_fn) as evaluator:
+    # Every stage the run plays is built once (if `check_stages_load` has
+    # not built it already) and kept until the run ends, before any worker
+    # process starts (a forked one starts with them).
+    with keep_stages(config.run_stages()), \
+            GenomeEvaluator(config, map_fn=map_fn) as evaluator:
         # The generation being scored picks its stages (all of them unless
         # stages_per_generation is set); a draw of stages makes every
         # genome of the generation be scored anew on it.

@@ -93,7 +93,8 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
             config = config_from_args(args)
         config, note = capped_workers(config)
         check_memory(config)
-        config.check_stages_load()
+        # Every stage is built here, once, and kept for the run.
+        config.check_stages_load(quiet=args.quiet)
         if args.resume is None:
             run_dir = new_run_dir(args, config, lock)
     except (ConfigError, CheckpointError, RunFileError) as exc:
@@ -229,10 +230,9 @@ def check_memory(config: EvolutionConfig) -> None:
     held = config.stages_held()
     if have is not None and need > have and held * STAGE_BYTES > need / 2:
         raise ConfigError(
-            f"{held} stages played at once need about {need / 2**30:.1f} GiB, more "
-            f"than the {have / 2**30:.1f} GiB of memory available; accepted: fewer "
-            f"stages a generation (--stages-per-generation), fewer --test-stage "
-            f"stages, or --engine python, which builds them a few at a time")
+            f"{held} stages, each built once and kept for the run, need about "
+            f"{need / 2**30:.1f} GiB, more than the {have / 2**30:.1f} GiB of memory "
+            f"available; accepted: fewer training, validation or test stages")
     if have is not None and need > have:
         raise ConfigError(
             f"--population {config.population} with {config.workers} worker(s) needs "

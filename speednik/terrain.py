@@ -46,21 +46,35 @@ NONE = 64
 OPEN = -100
 
 
+def _select(condition: np.ndarray, a, b) -> np.ndarray:
+    """`np.where(condition, a, b)` for small integers, as arithmetic: many
+    times faster than np.where on them."""
+    return b + condition * (a - b)
+
+
 def _scan_tables(solid: np.ndarray) -> np.ndarray:
-    """Distance codes for masks (n, scan, lane), scanning along axis 1."""
+    """Distance codes for masks (n, scan, lane), scanning along axis 1, as
+    int8 (every code fits), shaped (n, lane, scan)."""
     n = solid.shape[0]
-    nxt = np.full((n, 17, 16), 16, np.int64)
-    for i in range(15, -1, -1):
-        nxt[:, i] = np.where(solid[:, i], i, nxt[:, i + 1])
-    start = np.zeros((n, 16, 16), np.int64)
+    # Worked on as (scan, every tile's lanes): each step of a scan is then
+    # one operation along a long row.
+    s = np.ascontiguousarray(solid.transpose(1, 0, 2)).reshape(16, -1).astype(np.int16)
+    idx = np.arange(16, dtype=np.int16)[:, None]
+    # The first solid pixel at or after each one (16: none).
+    nxt = _select(s, idx, 16)
+    for i in range(14, -1, -1):
+        np.minimum(nxt[i], nxt[i + 1], out=nxt[i])
+    # Where the run of solid holding each pixel starts: the last pixel at
+    # or before it that opens the tile or follows a non-solid one.
+    start = np.zeros_like(s)
+    start[1:] = _select(s[:-1], 0, idx[1:])
     for i in range(1, 16):
-        start[:, i] = np.where(solid[:, i - 1], start[:, i - 1], i)
-    idx = np.arange(16)[None, :, None]
-    ahead = np.where(nxt[:, :16] < 16, nxt[:, :16] - idx, NONE)
+        np.maximum(start[i - 1], start[i], out=start[i])
+    ahead = _select(nxt < 16, nxt - idx, NONE)
     behind = start - idx
-    behind = np.where(start == 0, behind + OPEN, behind)
-    codes = np.where(solid, behind, ahead)
-    return codes.transpose(0, 2, 1)  # (n, lane, scan)
+    behind = _select(start == 0, behind + OPEN, behind)
+    codes = _select(s, behind, ahead).astype(np.int8)
+    return codes.reshape(16, n, 16).transpose(1, 2, 0)
 
 
 def _oriented(solid: np.ndarray, direction: int) -> np.ndarray:
@@ -107,6 +121,36 @@ def _surface_angle(heights: np.ndarray, direction: int) -> int:
     return int(round(deg * 256.0 / 360.0)) % 256
 
 
+# Where a fitted angle lands this close to half a step between two angle
+# bytes, the closed form below and np.polyfit could round it apart: there
+# `_surface_angle`, which defines the angles, decides.
+ROUNDING_MARGIN = 1e-6
+
+
+def _surface_angles(heights: np.ndarray, direction: int) -> list[int]:
+    """`_surface_angle` of each row of `heights` (tiles, 16), all at once:
+    the least-squares slope in closed form, from exact integer sums."""
+    partial = (heights > 0) & (heights < 16)
+    lane = np.arange(16)
+    n = partial.sum(axis=1)
+    h = np.where(partial, heights, 0).astype(np.int64)
+    sum_i, sum_ii = partial @ lane, partial @ (lane * lane)
+    sum_h, sum_ih = h.sum(axis=1), h @ lane
+    fitted = n >= 2
+    spread = np.where(fitted, n * sum_ii - sum_i * sum_i, 1)
+    slope = (n * sum_ih - sum_i * sum_h) / spread
+    one = np.ones_like(slope)
+    tx, ty = {DOWN: (one, -slope), UP: (-one, -slope),
+              RIGHT: (slope, -one), LEFT: (slope, one)}[direction]
+    steps = np.degrees(np.arctan2(-ty, tx)) * 256.0 / 360.0
+    angles = np.where(fitted, np.round(steps).astype(np.int64) % 256,
+                      CARDINAL_ANGLE[direction]).tolist()
+    near_half = fitted & (np.abs(steps - np.floor(steps) - 0.5) < ROUNDING_MARGIN)
+    for t in np.nonzero(near_half)[0]:
+        angles[t] = _surface_angle(heights[t], direction)
+    return angles
+
+
 def _cast(table: list, angles: list, cells: list, k: int, step: int,
           lane: int, i: int) -> tuple[int, int]:
     """One sensor in a padded cell list: tile `k`, `step` to the next tile
@@ -132,14 +176,53 @@ def _cast(table: list, angles: list, cells: list, k: int, step: int,
     return -i, angles[t]
 
 
+def _whole_tiles(grid: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """`grid` as uint8, padded with EMPTY to `rows` x `cols` whole tiles."""
+    size = (rows * TILE_SIZE, cols * TILE_SIZE)
+    if grid.shape == size and grid.dtype == np.uint8 and grid.flags.c_contiguous:
+        return grid
+    padded = np.zeros(size, np.uint8)
+    padded[:grid.shape[0], :grid.shape[1]] = grid
+    return padded
+
+
+def _uniform_fill(padded: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Per tile of a whole-tile grid, the value all its pixels share, or -1
+    where they differ. Read eight pixels at a time: a tile is uniform when
+    the least and the greatest of its 8-pixel words are, in each eighth of
+    its width, one byte repeated eight times (the grid is read only by the
+    two reductions: picking single pixels out of it would cost more)."""
+    words = padded.view(np.uint64).reshape(rows, TILE_SIZE, cols, TILE_SIZE // 8)
+    low = np.minimum.reduce(words, axis=1)
+    high = np.maximum.reduce(words, axis=1)
+    value = low[:, :, 0] & np.uint64(0xFF)
+    repeated = value * np.uint64(0x0101010101010101)
+    uniform = np.ones((rows, cols), bool)
+    for part in range(TILE_SIZE // 8):
+        uniform &= (low[:, :, part] == repeated) & (high[:, :, part] == repeated)
+    return np.where(uniform, value.astype(np.int64), -1)
+
+
+# The scan tables a TileMap keeps, in order: the floor sensor with top-only
+# tiles, then each direction with solid tiles only.
+SCAN_TABLES = ("down_all", "down", "right", "up", "left")
+
+
 class TileMap:
-    """Tiles of a stage on its collision layers, with the four sensor casts."""
+    """Tiles of a stage on its collision layers, with the four sensor casts.
+
+    Its tables are arrays (`scan_tables`, `padded_cells()`), from which the
+    compiled engine's flat arrays are copied. The casts read them as Python
+    lists, made by the first cast: a stage only the compiled engine plays
+    never pays for them.
+    """
 
     __slots__ = (
         "width_tiles", "height_tiles", "cells", "masks", "cell_grids",
         "a_down", "a_right", "a_up", "a_left", "top_only", "heights",
-        "_pcells", "_pw", "_t_down_all", "_t_down", "_t_right", "_t_up",
-        "_t_left",
+        "scan_tables", "_pw",
+        # The casts' lists (`_cast_lists`), made on first use.
+        "_pcells", "_t_down_all", "_t_down", "_t_right", "_t_up", "_t_left",
     )
 
     def __init__(self, masks: np.ndarray, cell_grids: Sequence[np.ndarray]):
@@ -148,36 +231,52 @@ class TileMap:
         self.masks = masks
         self.cell_grids = [np.asarray(g, dtype=np.int32) for g in cell_grids]
         self.height_tiles, self.width_tiles = self.cell_grids[0].shape
-        self.cells = [g.ravel().tolist() for g in self.cell_grids]
+        # Layers that share a grid share its list.
+        first = self.cell_grids[0].ravel().tolist()
+        self.cells = [first if g is self.cell_grids[0] else g.ravel().tolist()
+                      for g in self.cell_grids]
         # Two empty tiles of padding on every side: a cast near an edge
         # needs no bounds checks for the tiles before and after its own.
         self._pw = self.width_tiles + 2 * _PAD
-        self._pcells = [np.pad(g, _PAD).ravel().tolist() for g in self.cell_grids]
         solid = masks > 0
         top_only = masks.max(axis=(1, 2)) == TOP_ONLY
         self.top_only = top_only.tolist()
         full = solid & ~top_only[:, None, None]
-        tables = []
         angles = []
         self.heights = []
         for d in DIRECTIONS:
             # A top-only tile exists for the floor sensor alone.
-            oriented = _oriented(solid if d == DOWN else full, d)
-            tables.append(_scan_tables(oriented).ravel().tolist())
-            heights = _entry_heights(oriented)
+            heights = _entry_heights(_oriented(solid if d == DOWN else full, d))
             self.heights.append(heights.astype(np.int8))
-            angles.append([_surface_angle(heights[t], d)
-                           for t in range(len(masks))])
-        self._t_down_all, self._t_right, self._t_up, self._t_left = tables
-        self._t_down = _scan_tables(_oriented(full, DOWN)).ravel().tolist()
+            angles.append(_surface_angles(heights, d))
         self.a_down, self.a_right, self.a_up, self.a_left = angles
+        # One pass over the masks turned each table's way (SCAN_TABLES);
+        # every code fits a byte.
+        turned = np.concatenate([_oriented(solid, DOWN)] + [
+            _oriented(full, d) for d in DIRECTIONS])
+        self.scan_tables = _scan_tables(turned).reshape(len(SCAN_TABLES), -1)
+
+    def padded_cells(self) -> np.ndarray:
+        """Per layer, its tile indices with two empty tiles of padding on
+        every side, row by row: (layers, padded rows * `_pw`)."""
+        return np.stack([np.pad(g, _PAD).ravel() for g in self.cell_grids])
+
+    def _cast_lists(self) -> list[list[int]]:
+        """Make the lists the casts read; the padded cells of each layer."""
+        (self._t_down_all, self._t_down, self._t_right, self._t_up,
+         self._t_left) = self.scan_tables.tolist()
+        self._pcells = self.padded_cells().tolist()
+        return self._pcells
 
     @classmethod
     def from_grids(cls, grids: Sequence[np.ndarray]) -> TileMap:
         """Build from per-layer pixel grids of EMPTY / TOP_ONLY / SOLID.
 
-        Grids are padded with empty pixels up to whole tiles. A tile holding
-        both kinds of solid pixels is fully solid.
+        Grids are padded with empty pixels up to whole tiles (a grid that
+        already is whole tiles of uint8 is read in place). A tile holding
+        both kinds of solid pixels is fully solid. The distinct tiles are
+        numbered in the byte order of their pixels, so the all-empty tile
+        is tile 0.
         """
         if len(grids) != NUM_LAYERS:
             raise ValueError(
@@ -185,31 +284,48 @@ class TileMap:
         shape = grids[0].shape
         rows = -(-shape[0] // TILE_SIZE)
         cols = -(-shape[1] // TILE_SIZE)
-        tiles = []
         for g in grids:
             if g.shape != shape:
                 raise ValueError("layer grids differ in size")
-            padded = np.zeros((rows * TILE_SIZE, cols * TILE_SIZE), np.uint8)
-            padded[:shape[0], :shape[1]] = g
-            t = padded.reshape(rows, TILE_SIZE, cols, TILE_SIZE).swapaxes(1, 2)
-            t = t.reshape(rows * cols, TILE_SIZE * TILE_SIZE)
+        # Layers that are one grid (a stage without a loop) are read once and
+        # share one grid of tiles.
+        sources = grids[:1] if all(g is grids[0] for g in grids) else grids
+        padded = [_whole_tiles(g, rows, cols) for g in sources]
+        # Nearly every tile is all sky or all ground: those are told apart by
+        # one value, and only the others are compared pixel by pixel.
+        fills = [_uniform_fill(p, rows, cols) for p in padded]
+        mixed = [np.nonzero(f < 0) for f in fills]
+        shapes = [np.zeros((1, TILE_SIZE * TILE_SIZE), np.uint8)]  # the empty tile
+        for p, (r, c) in zip(padded, mixed):
+            t = p.reshape(rows, TILE_SIZE, cols, TILE_SIZE)[r, :, c, :]
+            t = t.reshape(len(r), TILE_SIZE * TILE_SIZE)
             # Mixed tiles become fully solid.
-            mixed = (t == SOLID).any(axis=1)
-            t = np.where(mixed[:, None] & (t > 0), SOLID, t).astype(np.uint8)
-            tiles.append(t)
-        stacked = np.ascontiguousarray(
-            np.concatenate(tiles + [np.zeros((1, 256), np.uint8)]))
+            solid = (t == SOLID).any(axis=1)
+            shapes.append(np.where(solid[:, None] & (t > 0), SOLID, t).astype(np.uint8))
+        # One tile of each value some uniform tile has.
+        fill_values = np.flatnonzero(sum(
+            np.bincount(f[f >= 0], minlength=256) for f in fills))
+        shapes.append(np.repeat(fill_values.astype(np.uint8), TILE_SIZE * TILE_SIZE)
+                      .reshape(len(fill_values), TILE_SIZE * TILE_SIZE))
+        stacked = np.ascontiguousarray(np.concatenate(shapes))
         # Compare whole tiles as 256-byte keys: far faster than axis=0.
-        keys = stacked.view(np.dtype((np.void, 256))).ravel()
-        _, first, inverse = np.unique(keys, return_index=True,
-                                      return_inverse=True)
+        keys = stacked.view(np.dtype((np.void, TILE_SIZE * TILE_SIZE))).ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         unique = stacked[first]
         inverse = inverse.ravel()
-        # Keys sort bytewise, so the all-empty tile (appended) is index 0.
+        # Keys sort bytewise, so the all-empty tile is index 0.
         assert not unique[0].any()
-        n = rows * cols
-        cell_grids = [inverse[i * n:(i + 1) * n].reshape(rows, cols)
-                      for i in range(NUM_LAYERS)]
+        tile_of_fill = np.zeros(256, np.int32)
+        tile_of_fill[fill_values] = inverse[len(inverse) - len(fill_values):]
+        cell_grids = []
+        start = 1
+        for f, (r, c) in zip(fills, mixed):
+            grid = tile_of_fill[np.maximum(f, 0)]
+            grid[r, c] = inverse[start:start + len(r)]
+            start += len(r)
+            cell_grids.append(grid)
+        if len(cell_grids) < NUM_LAYERS:
+            cell_grids *= NUM_LAYERS
         return cls(unique.reshape(-1, TILE_SIZE, TILE_SIZE), cell_grids)
 
     # -- queries that are not on the hot path ---------------------------------
@@ -252,9 +368,13 @@ class TileMap:
         tx, ty = px >> 4, py >> 4
         if not (-1 <= tx <= self.width_tiles and -1 <= ty <= self.height_tiles):
             return NO_HIT, 0
+        try:
+            cells = self._pcells[layer]
+        except AttributeError:      # this map's first cast
+            cells = self._cast_lists()[layer]
         pw = self._pw
         return _cast(self._t_down_all if top_only else self._t_down,
-                     self.a_down, self._pcells[layer],
+                     self.a_down, cells,
                      (ty + _PAD) * pw + tx + _PAD, pw,
                      (px & 15) << 4, py & 15)
 
@@ -262,8 +382,12 @@ class TileMap:
         tx, ty = px >> 4, py >> 4
         if not (-1 <= tx <= self.width_tiles and -1 <= ty <= self.height_tiles):
             return NO_HIT, 128
+        try:
+            cells = self._pcells[layer]
+        except AttributeError:      # this map's first cast
+            cells = self._cast_lists()[layer]
         pw = self._pw
-        return _cast(self._t_up, self.a_up, self._pcells[layer],
+        return _cast(self._t_up, self.a_up, cells,
                      (ty + _PAD) * pw + tx + _PAD, -pw,
                      (px & 15) << 4, 15 - (py & 15))
 
@@ -271,7 +395,11 @@ class TileMap:
         tx, ty = px >> 4, py >> 4
         if not (-1 <= tx <= self.width_tiles and -1 <= ty <= self.height_tiles):
             return NO_HIT, 64
-        return _cast(self._t_right, self.a_right, self._pcells[layer],
+        try:
+            cells = self._pcells[layer]
+        except AttributeError:      # this map's first cast
+            cells = self._cast_lists()[layer]
+        return _cast(self._t_right, self.a_right, cells,
                      (ty + _PAD) * self._pw + tx + _PAD, 1,
                      (py & 15) << 4, px & 15)
 
@@ -279,6 +407,10 @@ class TileMap:
         tx, ty = px >> 4, py >> 4
         if not (-1 <= tx <= self.width_tiles and -1 <= ty <= self.height_tiles):
             return NO_HIT, 192
-        return _cast(self._t_left, self.a_left, self._pcells[layer],
+        try:
+            cells = self._pcells[layer]
+        except AttributeError:      # this map's first cast
+            cells = self._cast_lists()[layer]
+        return _cast(self._t_left, self.a_left, cells,
                      (ty + _PAD) * self._pw + tx + _PAD, -1,
                      (py & 15) << 4, 15 - (px & 15))

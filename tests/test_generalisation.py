@@ -146,3 +146,36 @@ def test_a_run_on_drawn_stages_stopped_mid_generation_resumes_exactly(tmp_path):
     resumed = evolve(config, tmp_path / "split", resume=True)
     assert training(resumed.logbook) == training(straight.logbook)
     assert best(tmp_path / "split") == best(tmp_path / "straight")
+
+
+@pytest.mark.parametrize("checked_first", [False, True])
+def test_a_run_builds_each_of_its_stages_once(tmp_path, monkeypatch, checked_first):
+    """Training, drawn and test stages outnumber the cache of recent stages
+    many times over, yet each is built once: the run keeps its own."""
+    from collections import OrderedDict
+
+    from speednik import stages
+
+    monkeypatch.setattr(stages, "_KEPT", {})
+    monkeypatch.setattr(stages, "_HOLDERS", {})
+    monkeypatch.setattr(stages, "_RECENT", OrderedDict())
+    monkeypatch.setattr(stages, "CACHE_SIZE", 2)
+    built: list[str] = []
+    real = stages.build_stage
+    monkeypatch.setattr(stages, "build_stage",
+                        lambda profile: built.append(profile.stage.name) or real(profile))
+    config = small(stages=("gen:easy:7000-7011",), stages_per_generation=4,
+                   test_stages=("gen:hard:7100-7109", "gen:medium:7200-7204"),
+                   test_every=2, generations=4, population=4, workers=1,
+                   max_steps=200, algorithm="cmaes")
+    names = sorted(f"generated-{d}-{s}" for d, seeds in (
+        ("easy", range(7000, 7012)), ("hard", range(7100, 7110)),
+        ("medium", range(7200, 7205))) for s in seeds)
+    kept = config.check_stages_load(quiet=True) if checked_first else None
+    outcome = evolve(config, tmp_path / "run")
+    assert sorted(built) == names
+    assert outcome.held_out["count"] == 15
+    if kept is not None:
+        assert stages.kept_stage_count()[0] == 27
+        kept.release()
+    assert stages.kept_stage_count() == (0, 2)

@@ -129,4 +129,4 @@ def test_the_stage_cache_is_bounded(monkeypatch):
     monkeypatch.setattr(stages, "CACHE_SIZE", 4)
     for seed in range(8):
         simulation.create_sim(generate_stage(10_000 + seed, "easy"))
-    assert len(stages._CACHE) <= 4
+    assert stages.kept_stage_count()[1] == 4

@@ -166,34 +166,23 @@ def test_a_run_killed_before_its_first_checkpoint_can_start_again(runs, tmp_path
 
 # -- stage sets at their limit ---------------------------------------------------------
 
-def test_generated_stages_are_not_built_to_check_a_run(monkeypatch, tmp_path):
-    import evolution.config as config_module
-
-    built: list[str] = []
-    monkeypatch.setattr(config_module, "load_stage", built.append)
-    profile = str(PROFILES / "skybridge.toml")
-    EvolutionConfig(stages=("gen:easy:0-9999", profile),
-                    test_stages=("gen:hard:0-99", "pipeworks")).check_stages_load()
-    assert built == [profile, "pipeworks"]
-
-
-def test_the_stages_a_compiled_batch_holds_count_in_its_memory(monkeypatch, tmp_path,
-                                                                capsys):
+def test_the_stages_a_run_keeps_count_in_its_memory(monkeypatch, tmp_path, capsys):
     from evolution import run
 
+    # Every stage a run plays is built once and kept to its end.
     many = EvolutionConfig(stages=("gen:easy:0-9999",), population=4)
-    few = many.replace(stages_per_generation=8)
+    few = EvolutionConfig(stages=("gen:easy:0-7",), population=4)
     assert many.stages_held() == 10_000 and few.stages_held() == 8
     assert many.memory_estimate(104) - few.memory_estimate(104) >= 9_000 * STAGE_BYTES
-    assert many.replace(engine="python").stages_held() == 0
-    tested = few.replace(test_stages=("gen:hard:0-499",))
-    assert tested.stages_held() == 500
+    tested = few.replace(test_stages=("gen:hard:0-499",), validation_stages=("gen:hard:500",))
+    assert tested.stages_held() == 509
     monkeypatch.setattr(run, "available_memory", lambda: 200 * 2**20)
     code = run.main(["--stage", "gen:easy:0-99", "--generations", "0", *FAST,
                      "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err
-    assert code == 2 and "100 stages played at once" in err
-    assert "--stages-per-generation" in err and not (tmp_path / "r").exists()
+    assert code == 2 and "100 stages, each built once and kept for the run" in err
+    assert "fewer training, validation or test stages" in err
+    assert not (tmp_path / "r").exists()
 
 
 def test_replay_builds_each_generated_stage_as_it_plays_it(monkeypatch, capsys):

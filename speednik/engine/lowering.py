@@ -110,19 +110,23 @@ class _Packer:
     """Appends tables to a header-led array, noting where each starts."""
 
     def __init__(self, header: int, dtype) -> None:
-        self.parts = [np.zeros(header, dtype)]
+        self.parts: list[tuple[int, np.ndarray]] = []
         self.size = header
         self.dtype = dtype
 
     def add(self, values) -> int:
-        arr = np.asarray(values, dtype=self.dtype).reshape(-1)
+        arr = np.asarray(values).reshape(-1)
         start = self.size
-        self.parts.append(arr)
+        self.parts.append((start, arr))
         self.size += len(arr)
         return start
 
     def array(self) -> np.ndarray:
-        return np.ascontiguousarray(np.concatenate(self.parts))
+        # Each table is copied once, into place, taking the array's type there.
+        out = np.zeros(self.size, self.dtype)
+        for start, arr in self.parts:
+            out[start:start + len(arr)] = arr
+        return out
 
 
 def lower_stage(stage) -> CompiledStage:
@@ -131,14 +135,16 @@ def lower_stage(stage) -> CompiledStage:
     tiles = stage.tiles
     ints, floats = _Packer(INT_HEADER, np.int64), _Packer(FLOAT_HEADER, np.float64)
     head: dict[int, int] = {}
-    head[I_CELLS] = ints.add(tiles._pcells[0])
-    head[I_CELLS + 1] = ints.add(tiles._pcells[1])
-    for slot, table in ((I_T_DOWN_ALL, tiles._t_down_all), (I_T_DOWN, tiles._t_down),
-                        (I_T_RIGHT, tiles._t_right), (I_T_UP, tiles._t_up),
-                        (I_T_LEFT, tiles._t_left), (I_A_DOWN, tiles.a_down),
-                        (I_A_RIGHT, tiles.a_right), (I_A_UP, tiles.a_up),
-                        (I_A_LEFT, tiles.a_left)):
+    cells = tiles.padded_cells()
+    head[I_CELLS] = ints.add(cells[0])
+    head[I_CELLS + 1] = ints.add(cells[1])
+    # The scan tables in terrain.SCAN_TABLES order.
+    for slot, table in zip((I_T_DOWN_ALL, I_T_DOWN, I_T_RIGHT, I_T_UP, I_T_LEFT),
+                           tiles.scan_tables):
         head[slot] = ints.add(table)
+    for slot, angles in ((I_A_DOWN, tiles.a_down), (I_A_RIGHT, tiles.a_right),
+                         (I_A_UP, tiles.a_up), (I_A_LEFT, tiles.a_left)):
+        head[slot] = ints.add(angles)
 
     index = stage.derive("object_index")
     starts = [0]

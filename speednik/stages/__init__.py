@@ -8,17 +8,32 @@ generator.
     generate_stage(7, "hard")         a random stage from a seed
     list_stages()                     the built-in names
 
-Building is deterministic, so every built stage is kept for the life of
-the process: the same name (or file, or seed and difficulty) gives the
-same `Stage` object, which simulations share and never modify. What is
-derived from a stage (its object index, the encoders' tables, ...) is
-built by the stage itself when first needed and kept on it: see
+Building is deterministic, so a built stage is kept and shared: the same
+name (or file, or seed and difficulty) gives the same `Stage` object,
+which simulations share and never modify. What is derived from a stage
+(its object index, the encoders' tables, the compiled engine's arrays,
+...) is built by the stage itself when first needed and kept on it: see
 `speednik.stages.stage`.
+
+Which stages a process keeps:
+
+    with keep_stages(["gen:medium:0-63", "hillside"]) as kept:
+        ...                               # every one built once, here
+
+`keep_stages` builds the stages named (or finds them built) and keeps
+them until released, however many they are: an evolution run keeps every
+stage it trains and tests on for the whole run. Beyond those, the last
+CACHE_SIZE stages used are kept, so a process that goes through many
+stages once each (a replay over a large set, an environment drawing new
+seeds) stays within a bounded memory.
 """
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from pathlib import Path
+from typing import Callable, Iterable
 
 from speednik.stages.builder import build_stage
 from speednik.stages.generator import generate_profile
@@ -50,17 +65,104 @@ from speednik.stages.stage import Stage
 BUILTIN_STAGES = ("hillside", "pipeworks", "skybridge")
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
 
-_CACHE: dict[object, Stage] = {}
-# Built stages kept per process; a long run over many generated stages
-# forgets the oldest instead of growing without bound.
+# Stages kept by a `keep_stages` holder, with how many hold each, and the
+# most recently used others (least recent first), at most CACHE_SIZE.
+_KEPT: dict[object, Stage] = {}
+_HOLDERS: dict[object, int] = {}
+_RECENT: OrderedDict[object, Stage] = OrderedDict()
 CACHE_SIZE = 64
+# Stages are looked up and built from any thread; a stage is built once.
+_LOCK = threading.RLock()
 
 
-def _remember(key: object, stage: Stage) -> Stage:
-    while len(_CACHE) >= CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[key] = stage
-    return stage
+def _cached(key: object, build: Callable[[], Stage]) -> Stage:
+    """The stage of `key`, built by `build()` if no stage of it is kept."""
+    with _LOCK:
+        stage = _KEPT.get(key)
+        if stage is not None:
+            return stage
+        stage = _RECENT.get(key)
+        if stage is not None:
+            _RECENT.move_to_end(key)
+            return stage
+        stage = build()
+        _RECENT[key] = stage
+        _trim()
+        return stage
+
+
+def _trim() -> None:
+    while len(_RECENT) > max(0, CACHE_SIZE):
+        _RECENT.popitem(last=False)
+
+
+class KeptStages:
+    """Stages this process keeps, however many others it builds, until
+    released: `add(name)` builds one (or finds it built) and keeps it;
+    `release()` (or leaving a `with` block) lets them all go back to the
+    bounded cache of recent stages. Several holders may keep one stage:
+    it is kept until the last lets go."""
+
+    def __init__(self) -> None:
+        self._keys: list[object] = []
+        self.stages: list[Stage] = []
+
+    def add(self, name: str | os.PathLike[str]) -> Stage:
+        """The stage `name` names (as `load_stage` takes it), kept."""
+        key, build = _identify(name)
+        with _LOCK:
+            stage = _cached(key, build)
+            _RECENT.pop(key, None)
+            _KEPT[key] = stage
+            _HOLDERS[key] = _HOLDERS.get(key, 0) + 1
+            self._keys.append(key)
+        self.stages.append(stage)
+        return stage
+
+    def release(self) -> None:
+        """Stop keeping this holder's stages (a second call does nothing)."""
+        with _LOCK:
+            for key in self._keys:
+                _HOLDERS[key] -= 1
+                if _HOLDERS[key] == 0:
+                    del _HOLDERS[key]
+                    _RECENT[key] = _KEPT.pop(key)
+            self._keys = []
+            _trim()
+
+    def __len__(self) -> int:
+        return len(self.stages)
+
+    def __enter__(self) -> KeptStages:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def keep_stages(names: Iterable[str | os.PathLike[str]],
+                progress: Callable[[int, int], None] | None = None) -> KeptStages:
+    """Build every stage named (generated sets expanded; see `load_stage`)
+    and keep them all until the result is released (or its `with` block
+    ends). `progress(done, total)` is called after each stage. If a stage
+    cannot be built, its error is raised and nothing is kept."""
+    names = [one for name in names for one in expand_stages([name])]
+    kept = KeptStages()
+    try:
+        for i, name in enumerate(names, 1):
+            kept.add(name)
+            if progress is not None:
+                progress(i, len(names))
+    except BaseException:
+        kept.release()
+        raise
+    return kept
+
+
+def kept_stage_count() -> tuple[int, int]:
+    """(stages kept by holders, other stages kept) in this process now."""
+    with _LOCK:
+        return len(_KEPT), len(_RECENT)
 
 
 class UnknownStageError(StageError, KeyError):
@@ -92,14 +194,13 @@ def load_profile(name: str | os.PathLike[str]) -> Profile:
     return read_profile(PROFILE_DIR / f"{name}.toml")
 
 
-def load_stage(name: str | os.PathLike[str]) -> Stage:
-    """A built-in stage by name, a stage from a profile file's path, or a
-    generated stage named `gen:DIFFICULTY:SEED`."""
+def _identify(name: str | os.PathLike[str]) -> tuple[object, Callable[[], Stage]]:
+    """The cache key of the stage `name` names, and how to build it."""
     if not isinstance(name, (str, os.PathLike)):
         raise StageError(f"a stage is named by a string, not {type(name).__name__}")
     if is_stage_set(name):
         seed, difficulty = single_generated(name)
-        return generate_stage(seed, difficulty)
+        return _generated(seed, difficulty)
     if isinstance(name, os.PathLike) or _is_path(str(name)):
         path = Path(name).resolve()
         try:
@@ -109,20 +210,23 @@ def load_stage(name: str | os.PathLike[str]) -> Stage:
         key: object = ("file", str(path), stamp)
     else:
         key = ("builtin", name)
-    stage = _CACHE.get(key)
-    if stage is None:
-        stage = _remember(key, build_stage(load_profile(name)))
-    return stage
+    return key, lambda: build_stage(load_profile(name))
+
+
+def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], Stage]]:
+    level = normalise_difficulty(difficulty)
+    return ("generated", seed, level), lambda: build_stage(generate_profile(seed, level))
+
+
+def load_stage(name: str | os.PathLike[str]) -> Stage:
+    """A built-in stage by name, a stage from a profile file's path, or a
+    generated stage named `gen:DIFFICULTY:SEED`."""
+    return _cached(*_identify(name))
 
 
 def generate_stage(seed: int, difficulty: str | int = "medium") -> Stage:
     """A random stage: the same seed and difficulty give the same stage."""
-    level = normalise_difficulty(difficulty)
-    key = ("generated", seed, level)
-    stage = _CACHE.get(key)
-    if stage is None:
-        stage = _remember(key, build_stage(generate_profile(seed, level)))
-    return stage
+    return _cached(*_generated(seed, difficulty))
 
 
 __all__ = [
@@ -132,4 +236,5 @@ __all__ = [
     "parse_profile", "profile_from_dict", "profile_to_dict", "profile_to_toml",
     "BUILTIN_STAGES", "DIFFICULTIES", "StageSetError", "expand_stages", "is_stage_set",
     "parse_stage_set", "single_generated", "stage_name", "MAX_SET_SIZE",
+    "keep_stages", "KeptStages", "kept_stage_count", "CACHE_SIZE",
 ]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from speednik.constants import STAND_HEIGHT_RADIUS
+from speednik.constants import STAND_HEIGHT_RADIUS, TILE_SIZE
 from speednik.enemies import ENEMY_HALF_HEIGHT, ENEMY_HALF_WIDTH, enemy_reach
 from speednik.entities import (
     Checkpoint,
@@ -58,7 +58,13 @@ WALKER_LEVEL_TOLERANCE = 8.0
 class Terrain:
     """The drawn terrain and what entity placement needs to know of it."""
 
+    # Per collision layer, the (height, width) pixel grid: a view of the
+    # top-left of its buffer, which is rounded up to whole tiles (all EMPTY
+    # beyond the stage) so that the TileMap is cut from it without a copy.
+    # Without a loop both layers are the same array: drawing on one draws
+    # on both.
     layers: list[np.ndarray]
+    buffers: list[np.ndarray]
     # Per pixel column: the surface objects are placed on (over a gap, the
     # line between its rims) and whether real ground (solid or bridge) is there.
     place: np.ndarray
@@ -126,23 +132,37 @@ def build_terrain(profile: Profile) -> Terrain:
                           int(round(level)) - seg.radius, seg.radius,
                           int(round(level))))
 
-    rows = np.arange(height)[:, None]
     # A pixel is solid when its centre is at or below the surface.
-    first = np.where(np.isnan(solid_top), height, np.ceil(solid_top - 0.5))
-    base = np.where(rows >= first[None, :], SOLID, EMPTY).astype(np.uint8)
+    first = np.where(np.isnan(solid_top), height, np.ceil(solid_top - 0.5)).astype(np.int32)
+    buffer = _blank_grid(height, width)
+    base = buffer[:height, :width]
+    # Rows above the highest ground stay EMPTY (0); below, the comparison's
+    # 0 or 1 times SOLID.
+    top = min(height, max(0, int(first.min())))
+    below = base[top:]
+    np.greater_equal(np.arange(top, height, dtype=np.int32)[:, None], first[None, :],
+                     out=below.view(np.bool_))
+    below *= np.uint8(SOLID)
     for x0, x1, y in bridges:
         y0 = int(round(y))
         base[y0:y0 + BRIDGE_THICKNESS, x0:x1] = TOP_ONLY
     for x0, x1, y0, y1 in ceilings:
         base[max(0, y0):y1, x0:x1] = SOLID
-    layer0 = base
-    layer1 = base.copy()
+    # Only loops make the layers differ: without one, both are one grid.
+    buffers = [buffer, buffer.copy() if loops else buffer]
+    layer0, layer1 = (b[:height, :width] for b in buffers)
     for cx, cy, r, ground in loops:
         _draw_loop(layer0, layer1, cx, cy, r, ground)
     has_ground = ~np.isnan(solid_top)
     for x0, x1, _ in bridges:
         has_ground[x0:x1] = True
-    return Terrain([layer0, layer1], place, has_ground, spans, pits, loops)
+    return Terrain([layer0, layer1], buffers, place, has_ground, spans, pits, loops)
+
+
+def _blank_grid(height: int, width: int) -> np.ndarray:
+    """An empty pixel grid of `height` x `width` rounded up to whole tiles."""
+    return np.zeros((-(-height // TILE_SIZE) * TILE_SIZE,
+                     -(-width // TILE_SIZE) * TILE_SIZE), np.uint8)
 
 
 def _draw_loop(layer0: np.ndarray, layer1: np.ndarray, cx: int, cy: int,
@@ -313,7 +333,7 @@ def build_stage(profile: Profile) -> Stage:
     for loop in terrain.loops:
         switches.extend(loop_switches(*loop))
 
-    tiles = TileMap.from_grids(layers)
+    tiles = TileMap.from_grids(terrain.buffers)
     start_y = ground_y(info.start_x) - STAND_HEIGHT_RADIUS
     meta = {
         "difficulty": info.difficulty,

@@ -165,10 +165,11 @@ MIN_HEADROOM = 160             # empty space above the highest ground
 MIN_FLOOR_DEPTH = 64           # ground never closer than this to the bottom
 MIN_PIECE_LENGTH = 16
 MAX_WIDTH = 65536              # keeps the pixel grids to a sane size
-# Building a stage takes about 12.5 bytes per pixel at its peak (measured
-# on the built-in stages: ~96 MB for 7528 x 1024); this many pixels keep a
-# build within about 200 MB.
-BUILD_BYTES_PER_PIXEL = 12.5
+# Building a stage takes about 3 bytes per pixel at its peak (measured on
+# the built-in stages: ~20 MB for hillside's 7528 x 1024 with its loop,
+# ~10 MB for those without one); this many pixels keep a build within
+# about 50 MB.
+BUILD_BYTES_PER_PIXEL = 3.0
 MAX_PIXELS = 16 * 2**20
 
 SEGMENT_KINDS = ("flat", "ramp", "hill", "gap", "step", "halfpipe", "loop",

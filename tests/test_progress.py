@@ -1,0 +1,97 @@
+"""The one-line progress of slow work, and of building a run's stages."""
+from __future__ import annotations
+
+import io
+from collections import OrderedDict
+
+import pytest
+
+from evolution.config import ConfigError, EvolutionConfig, build_stages
+from evolution.progress import LOG_EVERY, SHOW_AFTER, ProgressLine
+from speednik import stages
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def run(out, steps: int, seconds_each: float) -> str:
+    clock = Clock()
+    line = ProgressLine("building stages", steps, out, clock=clock)
+    for done in range(1, steps + 1):
+        clock.now += seconds_each
+        line.update(done)
+    line.finish()
+    return out.getvalue()
+
+
+def test_quick_work_shows_nothing():
+    assert run(io.StringIO(), 10, (SHOW_AFTER - 0.5) / 10) == ""
+    assert run(Terminal(), 10, (SHOW_AFTER - 0.5) / 10) == ""
+
+
+def test_in_a_log_a_line_every_few_seconds_and_the_last():
+    text = run(io.StringIO(), 40, 0.5)                  # 20 s in all
+    lines = text.splitlines()
+    assert lines[0] == "building stages 4/40 (2.0 s)"
+    assert lines[-1] == "building stages 40/40 (20.0 s)"
+    # After the first at 2 s: at most one line every LOG_EVERY seconds.
+    assert len(lines) <= 2 + (20 - SHOW_AFTER) / LOG_EVERY
+    assert "\r" not in text
+
+
+def test_on_a_terminal_one_line_rewritten_in_place():
+    text = run(Terminal(), 40, 0.5)
+    assert text.count("\n") == 1 and text.endswith("building stages 40/40 (20.0 s)\n")
+    shown = text.split("\r")[1:]
+    assert shown[0] == "building stages 4/40 (2.0 s)"
+    assert len(shown) == 38                             # steps 4 to 40, then the last
+
+
+def test_an_aborted_line_is_ended_so_an_error_starts_on_its_own():
+    out, clock = Terminal(), Clock()
+    line = ProgressLine("x", 10, out, clock=clock)
+    clock.now += 3.0
+    line.update(1)
+    line.abort()
+    assert out.getvalue() == "\rx 1/10 (3.0 s)\n"
+    line.abort()                                        # nothing left open
+    assert out.getvalue() == "\rx 1/10 (3.0 s)\n"
+
+
+@pytest.fixture
+def empty_cache(monkeypatch):
+    monkeypatch.setattr(stages, "_KEPT", {})
+    monkeypatch.setattr(stages, "_HOLDERS", {})
+    monkeypatch.setattr(stages, "_RECENT", OrderedDict())
+
+
+def test_building_a_run_s_stages_keeps_them_and_ends_with_a_line(empty_cache):
+    out = io.StringIO()
+    config = EvolutionConfig(stages=("gen:easy:0-2",), test_stages=("gen:hard:0-1",),
+                             population=4, workers=1)
+    kept = build_stages(config.run_stages(), out=out)
+    assert len(kept) == 5 and stages.kept_stage_count() == (5, 0)
+    kept.release()
+    # Quicker than SHOW_AFTER: nothing shown; a slow build ends on its count.
+    assert out.getvalue() == "" or out.getvalue().splitlines()[-1].startswith(
+        "building stages 5/5 (")
+
+
+def test_a_stage_that_cannot_be_built_is_named_and_nothing_is_kept(empty_cache, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[stage]\nname = 'bad'\n")
+    out = Terminal()
+    with pytest.raises(ConfigError, match=f"stage '{bad}' cannot be loaded"):
+        build_stages(["gen:easy:0", str(bad)], out=out)
+    assert stages.kept_stage_count()[0] == 0
+    assert out.getvalue() == ""
