@@ -17,6 +17,7 @@ import numpy as np
 from speednik.reward import DEFAULT_WEIGHTS, make_reward
 
 from runners.episode import episode_metrics, resolve_stage
+from runners.errors import EpisodeError
 from runners.linear import genome_size, linear_policy
 from runners.mlp import MAX_HIDDEN, mlp_genome_size, mlp_policy
 from speednik.observation import get_observation
@@ -47,7 +48,6 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
     in order. Every policy is built (and so checked) here first, so bad
     input fails with the readable runner's error before compiled code
     runs."""
-    from runners.parallel import EpisodeError
     from speednik.engine import run_policy_batch
 
     # The readable policy's own checks, run on the whole batch at once; an

@@ -56,6 +56,7 @@ from speednik.stages import Stage
 from runners.agents import AgentSpec, describe_agent_spec, resolve_agent_spec
 from runners.compiled import check_engine, run_compiled, runs_compiled
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, StageRef, _positive_int
+from runners.errors import EpisodeError, WorkerDiedError
 from runners.result import EpisodeResult
 
 # Runners kept per process; more than a batch ever mixes.
@@ -113,24 +114,6 @@ class EpisodeTask:
     agent: AgentSpec
     stage: StageRef
     config: RunnerConfig = field(default_factory=RunnerConfig)
-
-
-class EpisodeError(RuntimeError):
-    """An episode of a batch failed; `index` and `label` say which."""
-
-    def __init__(self, index: int, label: str, message: str) -> None:
-        super().__init__(f"episode {index} ({label}) failed: {message}")
-        self.index = index
-        self.label = label
-        self.message = message
-
-    def __reduce__(self):
-        return (type(self), (self.index, self.label, self.message))
-
-
-class WorkerDiedError(RuntimeError):
-    """A worker process ended while running episodes (killed, or crashed
-    without a Python exception)."""
 
 
 # -- the work, as it runs in a worker ------------------------------------------------
