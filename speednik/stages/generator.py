@@ -1,4 +1,5 @@
-"""Random stages from a seed: `generate_stage(seed, difficulty)`.
+"""Random stages from a seed: `generate_profile(seed, difficulty)`, built
+(and cached) by `speednik.stages.generate_stage`.
 
 The generator writes a profile (the same `tomllib`-shaped dict a profile
 file parses to) and hands it to the same validation and builder as the
@@ -320,9 +321,3 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
     }
     return profile_from_dict(
         data, source=f"generated(seed={seed}, difficulty={level})")
-
-
-def generate_stage(seed: int, difficulty: str | int = "medium"):
-    """A built random stage (cached through `speednik.stages.generate_stage`)."""
-    from speednik.stages import generate_stage as cached
-    return cached(seed, difficulty)
