@@ -139,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"standard deviation of the initial random weights, above 0 and at "
              f"most {SIGMA_MAX:g}")
     p.add_argument("--quiet", action="store_true", help="print only the final summary")
+    p.add_argument("--no-plots", action="store_true",
+                   help="do not draw fitness.png at the end (it takes a second or two "
+                        "in a child process; draw it later with python -m plots "
+                        "fitness RUN_DIR)")
     return p
 
 
@@ -426,7 +430,11 @@ def _main(argv: list[str] | None, signals: _Signals) -> int:
                 print(f"  {name}: {done} of {count} ({100 * done / count:.1f}%)")
     print(f"wall time {_fmt_time(time.perf_counter() - t0)}")
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
-    _draw_fitness(run_dir)
+    if args.no_plots:
+        print(f"fitness.png not drawn (--no-plots); draw it with: "
+              f"{_python()} -m plots fitness {run_dir}")
+    else:
+        _draw_fitness(run_dir)
     return signals.exit_status if outcome.interrupted else EXIT_OK
 
 
