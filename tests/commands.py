@@ -1,0 +1,66 @@
+"""The project's commands called in the test's own process, the way their
+`python -m` entry point calls them: argv in, exit status, stdout and
+stderr out (as a `subprocess.CompletedProcess`, so a test reads the same
+whichever way its command ran).
+
+In-process calls skip an interpreter's start and the compiled engine's
+loading (a second or two a command); tests about what only a real
+process shows (signals, killed workers, exit statuses) start one."""
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Callable, Sequence
+
+
+def call(main: Callable[[Sequence[str]], int], *args, cwd: Path | str | None = None,
+         ) -> subprocess.CompletedProcess:
+    """`main(argv)` with its output captured; an argparse exit (usage error,
+    --help) is its status, as in the shell."""
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        try:
+            status = main(argv)
+        except SystemExit as exc:
+            status = 0 if exc.code is None else exc.code
+    assert isinstance(status, int), f"{main.__module__}.main returned {status!r}"
+    return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
+
+
+def evolution_run(*args, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """`python -m evolution.run ARGS`, in this process."""
+    from evolution.run import main
+
+    return call(main, *args, cwd=cwd)
+
+
+def replay(*args, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """`python -m runners.replay ARGS`, in this process."""
+    from runners.replay import main
+
+    return call(main, *args, cwd=cwd)
+
+
+def one_line(proc: subprocess.CompletedProcess, status: int = 2) -> str:
+    """The single line a refusal (or a note) prints on stderr, and no traceback."""
+    assert proc.returncode == status, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def copy_run(run_dir: Path, to: Path) -> Path:
+    """A copy of a run directory shared by several tests, for a test that
+    changes what it holds (run directories hold no absolute path of their own)."""
+    shutil.copytree(run_dir, to)
+    return to
+
