@@ -9,6 +9,7 @@ process shows (signals, killed workers, exit statuses) start one."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import shutil
 import subprocess
@@ -35,18 +36,22 @@ def call(main: Callable[[Sequence[str]], int], *args, cwd: Path | str | None = N
     return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
 
 
+def command(module: str, *args, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """`python -m module ARGS`, in this process."""
+    found = importlib.import_module(module)
+    if hasattr(found, "__path__"):      # a package runs its __main__
+        found = importlib.import_module(f"{module}.__main__")
+    return call(found.main, *args, cwd=cwd)
+
+
 def evolution_run(*args, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
     """`python -m evolution.run ARGS`, in this process."""
-    from evolution.run import main
-
-    return call(main, *args, cwd=cwd)
+    return command("evolution.run", *args, cwd=cwd)
 
 
 def replay(*args, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
     """`python -m runners.replay ARGS`, in this process."""
-    from runners.replay import main
-
-    return call(main, *args, cwd=cwd)
+    return command("runners.replay", *args, cwd=cwd)
 
 
 def one_line(proc: subprocess.CompletedProcess, status: int = 2) -> str:
