@@ -82,12 +82,13 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 class CommandLineCluster:
-    """`dask scheduler` and `dask worker --nworkers 2 --nthreads 1`, as a
-    user starts them, on 127.0.0.1."""
+    """`dask scheduler` and `dask worker --nworkers N --nthreads 1` (N: 2
+    unless asked otherwise), as a user starts them, on 127.0.0.1."""
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int = 2) -> None:
         self.port = free_port()
         self.address = f"tcp://127.0.0.1:{self.port}"
+        self.workers = workers
         self.procs: list[subprocess.Popen] = []
 
     def start(self) -> CommandLineCluster:
@@ -95,10 +96,10 @@ class CommandLineCluster:
             "scheduler", "--host", "127.0.0.1", "--port", str(self.port),
             "--no-dashboard")
         self.worker = self._spawn(
-            "worker", self.address, "--nworkers", "2", "--nthreads", "1",
+            "worker", self.address, "--nworkers", str(self.workers), "--nthreads", "1",
             "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "30")
         with self.client() as client:
-            client.wait_for_workers(2, timeout=90)
+            client.wait_for_workers(self.workers, timeout=90)
         return self
 
     def _spawn(self, *args) -> subprocess.Popen:
@@ -129,9 +130,10 @@ def shared_cluster():
 
 
 @pytest.fixture
-def own_cluster():
-    """A cluster for a test that kills part of it."""
-    cluster = CommandLineCluster()
+def own_cluster(request):
+    """A cluster for a test that kills part of it; `workers` (indirect
+    parametrisation) how many worker processes, 2 unless given."""
+    cluster = CommandLineCluster(getattr(request, "param", 2))
     try:
         yield cluster.start()
     finally:
@@ -295,6 +297,8 @@ def test_a_worker_killed_during_a_generation_changes_nothing(reference, own_clus
     assert outcome(run_dir) == reference
 
 
+# What is lost is the scheduler: one worker is enough.
+@pytest.mark.parametrize("own_cluster", [1], indirect=True, ids=["one-worker"])
 def test_a_lost_scheduler_checkpoints_the_last_generation(reference, own_cluster,
                                                           tmp_path):
     run_dir = tmp_path / "run"
