@@ -6,6 +6,7 @@ fails here."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -13,8 +14,14 @@ ROOT = Path(__file__).resolve().parent.parent
 LEVEL = {"speednik": 0, "runners": 1, "evolution": 2, "plots": 3}
 
 
+@functools.lru_cache(maxsize=None)
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, read once for both checks."""
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
 def imported_packages(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed(path)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -50,7 +57,7 @@ def imported_modules(path: Path, name: str, modules: set[str]) -> list[tuple[int
     """The project modules `path` (module `name`) imports, each with its
     line: `from a import b` is module a.b when that is one, else a (its
     __init__); a relative import is resolved against the module's package."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed(path)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found = []
     for node in ast.walk(tree):
