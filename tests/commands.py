@@ -12,9 +12,17 @@ import contextlib
 import importlib
 import io
 import shutil
+import signal
 import subprocess
+import threading
 from pathlib import Path
 from typing import Callable, Sequence
+
+
+# A command still running after this long is interrupted as by Ctrl-C (it
+# returns 130 and its test fails), where a child process would have been
+# killed by its timeout.
+HANG_SECONDS = 300
 
 
 def call(main: Callable[[Sequence[str]], int], *args, cwd: Path | str | None = None,
@@ -28,6 +36,11 @@ def call(main: Callable[[Sequence[str]], int], *args, cwd: Path | str | None = N
         stack.enter_context(contextlib.redirect_stderr(err))
         if cwd is not None:
             stack.enter_context(contextlib.chdir(cwd))
+        watchdog = threading.Timer(HANG_SECONDS, signal.pthread_kill,
+                                   (threading.main_thread().ident, signal.SIGINT))
+        watchdog.daemon = True
+        watchdog.start()
+        stack.callback(watchdog.cancel)
         try:
             status = main(argv)
         except SystemExit as exc:
