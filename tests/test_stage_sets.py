@@ -16,6 +16,7 @@ from speednik.stages import (
     parse_stage_set,
 )
 
+
 @pytest.mark.parametrize("text, difficulty, seeds", [
     ("gen:hard:7", "hard", (7,)),
     ("gen:hard:0-31", "hard", tuple(range(32))),
@@ -72,7 +73,7 @@ def test_run_episodes_takes_generated_names():
 
 def test_baselines_on_a_set_print_the_completion_rate():
     out = command("runners.baselines", "--stage", "gen:easy:0-2", "--agent",
-               "hold-right", "--max-steps", "600")
+                  "hold-right", "--max-steps", "600")
     assert out.returncode == 0, out.stderr
     assert "gen:easy:2" in out.stdout
     assert "hold-right: completed 0 of 3 stages (0.0%)" in out.stdout
@@ -88,7 +89,7 @@ def test_replay_on_a_set_prints_a_row_per_stage_and_the_rate():
 
 def test_replay_pictures_of_a_set_are_of_its_failed_stages(tmp_path):
     out = command("plots", "replay", "--agent", "hold-right", "--stage", "gen:easy:0-4",
-               "--max-steps", "300", "--plot", str(tmp_path / "run.png"))
+                  "--max-steps", "300", "--plot", tmp_path / "run.png")
     assert out.returncode == 0, out.stderr
     drawn = sorted(p.name for p in tmp_path.iterdir())
     # All five failed; three are drawn.
