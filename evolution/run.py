@@ -167,7 +167,11 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
                 print(f"  {name}: {done} of {count} ({100 * done / count:.1f}%)")
     print(f"wall time {format_time(time.perf_counter() - t0)}")
     print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
-    _draw_fitness(run_dir)
+    if args.no_plots:
+        print(f"fitness.png not drawn (--no-plots); draw it with: "
+              f"{_python()} -m plots fitness {run_dir}")
+    else:
+        _draw_fitness(run_dir)
     return signals.exit_status if outcome.interrupted else EXIT_OK
 
 

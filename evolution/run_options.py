@@ -148,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"standard deviation of the initial random weights, above 0 and at "
              f"most {SIGMA_MAX:g}")
     p.add_argument("--quiet", action="store_true", help="print only the final summary")
+    p.add_argument("--no-plots", action="store_true",
+                   help="do not draw fitness.png at the end (it takes a second or two "
+                        "in a child process; draw it later with python -m plots "
+                        "fitness RUN_DIR)")
     return p
 
 

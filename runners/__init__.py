@@ -25,14 +25,8 @@ from runners.agents import (
 from runners.policies import POLICY_FAMILIES, Policy
 from runners.specs import build_agent, register_agent_factory
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, resolve_stage
-from runners.parallel import (
-    EpisodeError,
-    EpisodePool,
-    EpisodeTask,
-    RunnerConfig,
-    WorkerDiedError,
-    run_episodes,
-)
+from runners.errors import EpisodeError, WorkerDiedError
+from runners.parallel import EpisodePool, EpisodeTask, RunnerConfig, run_episodes
 from runners.result import DONE_REASONS, EpisodeResult, FrameRecord, Trajectory
 
 __all__ = [

@@ -52,7 +52,7 @@ def format_table(rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
                       *(line(r) for r in rows)])
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m runners.baselines",
                 description="Run the baseline agents on the stages and print a table.")
     p.add_argument("--stage", action="extend", nargs="+", metavar="NAME",
@@ -72,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     given = args.stage or list_stages()
     agents = args.agent or list(BASELINES)

@@ -4,7 +4,10 @@ generation changes nothing; a scheduler that is missing or lost ends the
 run with one line, its last finished generation checkpointed.
 
 Everything listens on 127.0.0.1 only; every process a test starts is
-stopped by it."""
+stopped by it. One `dask scheduler` and its workers serve the whole module;
+the tests that kill a worker or the scheduler start their own. Runs whose
+process is not what a test is about call `evolution.run`'s main in this
+process (the Dask client lives in a helper process either way)."""
 from __future__ import annotations
 
 import json
@@ -19,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from commands import evolution_run, one_line
 from evolution.checkpoint import load_checkpoint
 from evolution.cluster import (
     MIN_EPISODES_PER_TASK,
@@ -40,17 +44,11 @@ DASK = Path(sys.executable).with_name("dask")
 # A run long enough for a generation to be caught in flight.
 SETTINGS = ["--population", "16", "--generations", "3", "--stage", "hillside",
             "pipeworks", "--max-steps", "2500", "--stall-frames", "0", "--seed", "3",
-            "--checkpoint-every", "1", "--quiet"]
+            "--checkpoint-every", "1", "--quiet", "--no-plots"]
 
 
 def env() -> dict:
     return dict(os.environ, PYTHONPATH=str(ROOT))
-
-
-def run_cli(*args, timeout=240):
-    return subprocess.run([sys.executable, "-m", "evolution.run", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, env=env(),
-                          timeout=timeout)
 
 
 def outcome(run_dir: Path) -> tuple:
@@ -84,12 +82,13 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 class CommandLineCluster:
-    """`dask scheduler` and `dask worker --nworkers 2 --nthreads 1`, as a
-    user starts them, on 127.0.0.1."""
+    """`dask scheduler` and `dask worker --nworkers N --nthreads 1` (N: 2
+    unless asked otherwise), as a user starts them, on 127.0.0.1."""
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int = 2) -> None:
         self.port = free_port()
         self.address = f"tcp://127.0.0.1:{self.port}"
+        self.workers = workers
         self.procs: list[subprocess.Popen] = []
 
     def start(self) -> CommandLineCluster:
@@ -97,10 +96,10 @@ class CommandLineCluster:
             "scheduler", "--host", "127.0.0.1", "--port", str(self.port),
             "--no-dashboard")
         self.worker = self._spawn(
-            "worker", self.address, "--nworkers", "2", "--nthreads", "1",
+            "worker", self.address, "--nworkers", str(self.workers), "--nthreads", "1",
             "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "30")
         with self.client() as client:
-            client.wait_for_workers(2, timeout=90)
+            client.wait_for_workers(self.workers, timeout=90)
         return self
 
     def _spawn(self, *args) -> subprocess.Popen:
@@ -120,9 +119,21 @@ class CommandLineCluster:
             stop(proc)
 
 
-@pytest.fixture
-def dask_cluster():
+@pytest.fixture(scope="module")
+def shared_cluster():
+    """A cluster for the tests that leave it as they found it."""
     cluster = CommandLineCluster()
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def own_cluster(request):
+    """A cluster for a test that kills part of it; `workers` (indirect
+    parametrisation) how many worker processes, 2 unless given."""
+    cluster = CommandLineCluster(getattr(request, "param", 2))
     try:
         yield cluster.start()
     finally:
@@ -133,17 +144,9 @@ def dask_cluster():
 def reference(tmp_path_factory) -> tuple:
     """The run without a cluster."""
     run_dir = tmp_path_factory.mktemp("ref") / "run"
-    proc = run_cli(*SETTINGS, "--workers", "1", "--out", run_dir)
+    proc = evolution_run(*SETTINGS, "--workers", "1", "--out", run_dir)
     assert proc.returncode == 0, proc.stderr
     return outcome(run_dir)
-
-
-def one_line(proc, status: int) -> str:
-    assert proc.returncode == status, (proc.returncode, proc.stderr)
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
 
 
 # -- the pieces ---------------------------------------------------------------------
@@ -215,61 +218,64 @@ def test_packed_results_come_back_equal_types_included():
 
 def test_a_local_cluster_gives_the_same_run(reference, tmp_path):
     run_dir = tmp_path / "run"
-    proc = run_cli(*SETTINGS, "--scheduler", "local", "--workers", "2", "--out", run_dir)
+    proc = evolution_run(*SETTINGS, "--scheduler", "local", "--workers", "2",
+                         "--out", run_dir)
     assert proc.returncode == 0, proc.stderr
     assert outcome(run_dir) == reference
     settings = json.loads((run_dir / "config.json").read_text())["settings"]
     assert settings["scheduler"] == "local"
 
 
-def test_a_local_cluster_runs_drawn_stages_mlp_and_held_out_tests_the_same(tmp_path):
+def test_a_cluster_runs_drawn_stages_mlp_and_held_out_tests_the_same(shared_cluster,
+                                                                     tmp_path):
     """A generation scored on stages drawn from a set, an MLP policy and
     held-out tests: the cluster evaluates what each call asks for."""
     wider = ["--population", "6", "--max-steps", "300", "--stall-frames", "120",
-             "--generations", "2", "--seed", "2", "--quiet", "--policy", "mlp",
-             "--hidden", "4", "--stage", "gen:easy:0-3", "--stages-per-generation", "2",
-             "--test-stage", "gen:easy:50-51", "--test-every", "1"]
+             "--generations", "2", "--seed", "2", "--quiet", "--no-plots", "--policy",
+             "mlp", "--hidden", "4", "--stage", "gen:easy:0-3",
+             "--stages-per-generation", "2", "--test-stage", "gen:easy:50-51",
+             "--test-every", "1"]
     runs = {}
     for name, extra in (("alone", ["--workers", "1"]),
-                        ("cluster", ["--scheduler", "local", "--workers", "2"])):
+                        ("cluster", ["--scheduler", shared_cluster.address])):
         run_dir = tmp_path / name
-        proc = run_cli(*wider, *extra, "--out", run_dir)
+        proc = evolution_run(*wider, *extra, "--out", run_dir)
         assert proc.returncode == 0, proc.stderr
         runs[name] = outcome(run_dir)
     assert runs["cluster"] == runs["alone"]
 
 
 def test_a_command_line_cluster_gives_the_same_run_and_resumes_without(
-        reference, dask_cluster, tmp_path):
+        reference, shared_cluster, tmp_path):
     run_dir = tmp_path / "run"
     cut = list(SETTINGS)
     cut[cut.index("--generations") + 1] = "1"
-    proc = run_cli(*cut, "--scheduler", dask_cluster.address, "--out", run_dir)
+    proc = evolution_run(*cut, "--scheduler", shared_cluster.address, "--out", run_dir)
     assert proc.returncode == 0, proc.stderr
     settings = json.loads((run_dir / "config.json").read_text())["settings"]
-    assert settings["scheduler"] == dask_cluster.address
+    assert settings["scheduler"] == shared_cluster.address
     # The rest of the run in this process, then the whole of it again on
     # the cluster: the same as the run that never used one.
-    proc = run_cli("--resume", run_dir, "--generations", "2", "--quiet")
+    proc = evolution_run("--resume", run_dir, "--generations", "2", "--quiet", "--no-plots")
     assert proc.returncode == 0, proc.stderr
     assert json.loads((run_dir / "config.json").read_text())["settings"]["scheduler"] is None
     # The last generation on the readable simulation, on the workers.
-    proc = run_cli("--resume", run_dir, "--generations", "3", "--quiet",
-                   "--scheduler", dask_cluster.address, "--engine", "python")
+    proc = evolution_run("--resume", run_dir, "--generations", "3", "--quiet", "--no-plots",
+                         "--scheduler", shared_cluster.address, "--engine", "python")
     assert proc.returncode == 0, proc.stderr
     assert outcome(run_dir) == reference
 
 
-def test_a_worker_killed_during_a_generation_changes_nothing(reference, dask_cluster,
+def test_a_worker_killed_during_a_generation_changes_nothing(reference, own_cluster,
                                                              tmp_path):
     run_dir = tmp_path / "run"
     run = subprocess.Popen(
         [sys.executable, "-m", "evolution.run", *SETTINGS, "--scheduler",
-         dask_cluster.address, "--out", str(run_dir)],
+         own_cluster.address, "--out", str(run_dir)],
         cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     try:
-        with dask_cluster.client() as client:
+        with own_cluster.client() as client:
             pids = client.run(os.getpid)
             deadline = time.monotonic() + 120
             victim = None
@@ -291,12 +297,14 @@ def test_a_worker_killed_during_a_generation_changes_nothing(reference, dask_clu
     assert outcome(run_dir) == reference
 
 
-def test_a_lost_scheduler_checkpoints_the_last_generation(reference, dask_cluster,
+# What is lost is the scheduler: one worker is enough.
+@pytest.mark.parametrize("own_cluster", [1], indirect=True, ids=["one-worker"])
+def test_a_lost_scheduler_checkpoints_the_last_generation(reference, own_cluster,
                                                           tmp_path):
     run_dir = tmp_path / "run"
     run = subprocess.Popen(
         [sys.executable, "-m", "evolution.run", *SETTINGS, "--scheduler",
-         dask_cluster.address, "--out", str(run_dir)],
+         own_cluster.address, "--out", str(run_dir)],
         cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     try:
@@ -305,7 +313,7 @@ def test_a_lost_scheduler_checkpoints_the_last_generation(reference, dask_cluste
             assert run.poll() is None, run.communicate()
             assert time.monotonic() < deadline, "generation 0 never finished"
             time.sleep(0.01)
-        os.killpg(dask_cluster.scheduler.pid, signal.SIGKILL)
+        os.killpg(own_cluster.scheduler.pid, signal.SIGKILL)
         out, err = run.communicate(timeout=60)
     finally:
         stop(run)
@@ -313,15 +321,15 @@ def test_a_lost_scheduler_checkpoints_the_last_generation(reference, dask_cluste
     assert "lost the Dask scheduler" in line and "--resume" in line
     saved = load_checkpoint(run_dir).generation
     assert 0 <= saved < 3
-    proc = run_cli("--resume", run_dir, "--quiet")
+    proc = evolution_run("--resume", run_dir, "--quiet", "--no-plots")
     assert proc.returncode == 0, proc.stderr
     assert outcome(run_dir) == reference
 
 
 def test_no_scheduler_at_the_address_is_one_line(tmp_path):
     address = f"tcp://127.0.0.1:{free_port()}"
-    proc = run_cli("--population", "6", "--generations", "1", "--quiet",
-                   "--scheduler", address, "--out", tmp_path / "run", timeout=60)
+    proc = evolution_run("--population", "6", "--generations", "1", "--quiet",
+                         "--no-plots", "--scheduler", address, "--out", tmp_path / "run")
     line = one_line(proc, 1)
     assert f"no Dask scheduler answers at {address}" in line
     assert "nothing was saved" in line

@@ -3,18 +3,16 @@ testing during evolution."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from commands import evolution_run, replay
 from evolution.config import ConfigError, EvolutionConfig
 from evolution.evaluate import stages_for_generation
 from evolution.evolve import evolve
 from evolution.outputs import read_logbook, read_logbook_columns
 
-ROOT = Path(__file__).resolve().parent.parent
 TRAINING_COLUMNS = ("gen", "evals", "min", "mean", "max", "std", "best_progress",
                     "completions")
 SMALL = dict(population=8, max_steps=500, stall_frames=120, stages=("gen:medium:0-3",),
@@ -82,8 +80,7 @@ def test_a_run_on_drawn_stages_is_reproducible_and_resumes_exactly(tmp_path):
     record = best(tmp_path / "a")
     assert len(record["fitness_stages"]) == 3
     # Replaying the genome checks the fitness on the stages it was scored on.
-    out = subprocess.run([sys.executable, "-m", "runners.replay", str(tmp_path / "a")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = replay(tmp_path / "a")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "over 3 stages" in out.stdout and "matches" in out.stdout
     assert "completed" in out.stdout
@@ -103,13 +100,10 @@ def test_bad_generalisation_settings_are_named(changes, words):
 
 
 def test_the_cli_reports_held_out_results(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "evolution.run", "--stage", "gen:easy:0-1",
-         "--test-stage", "gen:easy:50-52", "gen:medium:60", "--test-every", "1",
-         "--population", "6",
-         "--generations", "1", "--max-steps", "400", "--observation", "terrain",
-         "--out", str(tmp_path / "run")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = evolution_run(
+        "--stage", "gen:easy:0-1", "--test-stage", "gen:easy:50-52", "gen:medium:60",
+        "--test-every", "1", "--population", "6", "--generations", "1", "--max-steps",
+        "400", "--observation", "terrain", "--no-plots", "--out", tmp_path / "run")
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("held-out ") == 2
     assert "held-out: completed" in out.stdout and "of 4 test stages" in out.stdout
@@ -117,9 +111,8 @@ def test_the_cli_reports_held_out_results(tmp_path):
     settings = json.loads((tmp_path / "run" / "config.json").read_text())["settings"]
     assert settings["stages"] == ["gen:easy:0-1"]
     assert settings["test_stages"] == ["gen:easy:50-52", "gen:medium:60"]
-    resumed = subprocess.run(
-        [sys.executable, "-m", "evolution.run", "--resume", str(tmp_path / "run"),
-         "--generations", "2"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    resumed = evolution_run("--resume", tmp_path / "run", "--generations", "2",
+                            "--no-plots")
     assert resumed.returncode == 0, resumed.stderr
     assert "held-out: completed" in resumed.stdout
 

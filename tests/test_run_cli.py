@@ -1,11 +1,15 @@
 """`python -m evolution.run` as users and their schedulers drive it:
 signals, dead workers, run directories, resume and limits. Every failure
-is one line on stderr, never a traceback."""
+is one line on stderr, never a traceback.
+
+What only a real process shows (signals, killed workers, exit statuses)
+runs one; argument and directory logic calls the command's `main` in this
+process (see `commands`), and the tests that only read a finished run
+share one."""
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -15,30 +19,35 @@ from pathlib import Path
 
 import pytest
 
+from commands import copy_run, evolution_run, one_line, replay
 from evolution.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from evolution.outputs import read_logbook
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ROOT / "speednik" / "stages" / "profiles"
-FAST = ["--population", "6", "--max-steps", "300", "--workers", "1", "--quiet"]
+FAST = ["--population", "6", "--max-steps", "300", "--workers", "1", "--quiet",
+        "--no-plots"]
 
 
 def env() -> dict:
     return dict(os.environ, PYTHONPATH=str(ROOT))
 
 
-def run_cli(*args, cwd=ROOT, timeout=180, module="evolution.run"):
-    return subprocess.run([sys.executable, "-m", module, *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=env(),
+def run_cli(*args, timeout=180):
+    """`python -m evolution.run` in a process of its own."""
+    return subprocess.run([sys.executable, "-m", "evolution.run", *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, env=env(),
                           timeout=timeout)
 
 
-def one_line(proc, status: int = 2) -> str:
-    assert proc.returncode == status, (proc.returncode, proc.stderr)
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    """One generation of a small run, seed 4: read by the tests that only
+    look at a run, copied by those that change it."""
+    out = tmp_path_factory.mktemp("finished") / "r"
+    proc = evolution_run("--generations", "1", *FAST, "--seed", "4", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return out
 
 
 def without_time(rows):
@@ -51,7 +60,7 @@ def start(*args, workers: int = 1, engine: str = "python") -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "evolution.run", "--population", "8", "--max-steps", "600",
          "--stall-frames", "0", "--workers", str(workers), "--checkpoint-every", "1",
-         "--engine", engine, "--quiet", *map(str, args)],
+         "--engine", engine, "--quiet", "--no-plots", *map(str, args)],
         cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
 
@@ -95,9 +104,9 @@ def test_a_worker_killed_mid_run_costs_nothing(tmp_path):
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     straight = tmp_path / "straight"
-    assert run_cli("--generations", "12", "--population", "8", "--max-steps", "600",
-                   "--stall-frames", "0", "--workers", "1", "--quiet",
-                   "--out", straight).returncode == 0
+    assert evolution_run("--generations", "12", "--population", "8", "--max-steps", "600",
+                         "--stall-frames", "0", "--workers", "1", "--quiet", "--no-plots",
+                         "--out", straight).returncode == 0
     assert without_time(read_logbook(out)) == without_time(read_logbook(straight))
 
 
@@ -126,7 +135,8 @@ def test_sigterm_checkpoints_and_exits_143(tmp_path):
     assert "Traceback" not in stderr and "--resume" in stdout
     ckpt = load_checkpoint(out)
     assert len(read_logbook(out)) == ckpt.generation + 1
-    resumed = run_cli("--resume", out, "--generations", ckpt.generation + 1, "--quiet")
+    resumed = evolution_run("--resume", out, "--generations", ckpt.generation + 1,
+                            "--quiet", "--no-plots")
     assert resumed.returncode == 0, resumed.stderr
 
 
@@ -149,14 +159,25 @@ def test_a_signal_during_generation_0_ends_cleanly(tmp_path, sig, status):
     assert not out.exists(), "an empty run directory is not left behind"
 
 
-def test_temporaries_of_an_interrupted_write_are_removed_at_the_next_start(tmp_path):
-    out = tmp_path / "r"
-    assert run_cli("--generations", "1", *FAST, "--out", out).returncode == 0
+def test_temporaries_of_an_interrupted_write_are_removed_at_the_next_start(
+        finished_run, tmp_path):
+    out = copy_run(finished_run, tmp_path / "r")
     stale = out / f".{CHECKPOINT_NAME}.0123456789ab.tmp"
     stale.write_bytes(b"half a checkpoint")
-    assert run_cli("--resume", out, "--generations", "2", "--quiet").returncode == 0
+    assert evolution_run("--resume", out, "--generations", "2", "--quiet",
+                         "--no-plots").returncode == 0
     assert not stale.exists()
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--tournament", "abc"], "--tournament"),        # refused by the parser
+    (["--population", "0"], "population"),            # refused by the settings' checks
+])
+def test_a_refusal_is_exit_status_2_and_one_line_from_a_shell(tmp_path, args, word):
+    proc = run_cli(*args, "--out", tmp_path / "x", timeout=60)
+    assert word in one_line(proc, 2)
+    assert proc.stdout == "" and not (tmp_path / "x").exists()
 
 
 # -- run directories ----------------------------------------------------------------------
@@ -165,13 +186,13 @@ def test_a_non_empty_out_directory_is_refused_untouched(tmp_path):
     out = tmp_path / "mine"
     out.mkdir()
     (out / "config.json").write_text("precious")
-    line = one_line(run_cli("--generations", "1", *FAST, "--out", out))
+    line = one_line(evolution_run("--generations", "1", *FAST, "--out", out))
     assert "not empty" in line and "--resume" in line
     assert (out / "config.json").read_text() == "precious"
     assert os.listdir(out) == ["config.json"]
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert run_cli("--generations", "0", *FAST, "--out", empty).returncode == 0
+    assert evolution_run("--generations", "0", *FAST, "--out", empty).returncode == 0
 
 
 @pytest.mark.parametrize("where, word", [
@@ -182,73 +203,34 @@ def test_a_non_empty_out_directory_is_refused_untouched(tmp_path):
 ])
 def test_bad_out_paths_are_one_line(tmp_path, where, word):
     (tmp_path / "file").write_text("x")
-    line = one_line(run_cli("--generations", "1", *FAST, "--out",
-                            where.format(tmp=tmp_path)))
+    line = one_line(evolution_run("--generations", "1", *FAST, "--out",
+                                  where.format(tmp=tmp_path)))
     assert word in line
 
 
 @pytest.mark.parametrize("option", [["--population", "8"], ["--stage", "pipeworks"],
                                     ["--observation", "terrain"], ["--seed", "1"],
-                                    ["--out", "elsewhere"], ["--max-steps", "600"]])
-def test_settings_a_checkpoint_fixes_are_refused_on_resume(tmp_path, option):
-    out = tmp_path / "r"
-    assert run_cli("--generations", "1", *FAST, "--out", out).returncode == 0
-    line = one_line(run_cli("--resume", out, "--generations", "2", *option))
+                                    ["--out", "elsewhere"], ["--max-steps", "300"]])
+def test_settings_a_checkpoint_fixes_are_refused_on_resume(finished_run, option):
+    before = {p.name: p.read_bytes() for p in finished_run.iterdir() if p.is_file()}
+    line = one_line(evolution_run("--resume", finished_run, "--generations", "2", *option))
     assert option[0] in line and "cannot be given with --resume" in line
+    # Refused before anything is touched.
+    assert {p.name: p.read_bytes() for p in finished_run.iterdir() if p.is_file()} == before
 
 
-def test_a_requeued_command_line_resumes(tmp_path):
-    """A batch system (Slurm --requeue, docker restart) runs the same command
-    again with --resume added: every setting it repeats equals the
-    checkpoint's, as the run records it, and the run continues exactly."""
-    work = tmp_path / "work"
-    (work / "levels").mkdir(parents=True)
-    shutil.copy(PROFILES / "skybridge.toml", work / "levels" / "sky.toml")
-    settings = [*FAST, "--seed", "3", "--stall-frames", "0",
-                "--stage", "levels/sky.toml", "gen:easy:0-1", "--out", "run"]
-    first = run_cli("--generations", "1", *settings, cwd=work)
-    assert first.returncode == 0, first.stderr
-    # The same line again: a relative --out naming the run, its stages
-    # written as the set or one by one.
-    requeued = run_cli("--generations", "2", *settings, "--resume", work / "run", cwd=work)
-    assert requeued.returncode == 0, requeued.stderr
-    spelled_out = [*settings[:-4], "levels/sky.toml", "gen:easy:0", "gen:easy:1",
-                   "--out", "run"]
-    requeued = run_cli("--generations", "3", *spelled_out, "--resume", "run", cwd=work)
-    assert requeued.returncode == 0, requeued.stderr
-    straight = run_cli("--generations", "3", *settings[:-1], "straight", cwd=work)
-    assert straight.returncode == 0, straight.stderr
-    assert without_time(read_logbook(work / "run")) == \
-        without_time(read_logbook(work / "straight"))
-
-
-def test_resume_names_each_setting_that_differs_and_its_recorded_value(tmp_path):
-    out = tmp_path / "r"
-    assert run_cli("--generations", "1", *FAST, "--out", out).returncode == 0
-    line = one_line(run_cli("--resume", out, "--population", "8", "--max-steps", "300",
-                            "--seed", "1", "--stage", "hillside", "--stall-frames", "0",
-                            "--out", out))
-    assert "--population 8 (recorded: 6)" in line
-    assert "--seed 1 (recorded: 0)" in line
-    assert "--stall-frames 0 (recorded: 240)" in line
-    assert "--max-steps" not in line.split(";")[0] and "--stage" not in line
-    assert "--out" not in line.split(";")[0]
-    assert load_checkpoint(out).generation == 1
-
-
-def test_resume_trusts_only_the_checkpoint(tmp_path):
-    out = tmp_path / "r"
-    assert run_cli("--generations", "1", *FAST, "--seed", "4", "--out", out).returncode == 0
+def test_resume_trusts_only_the_checkpoint(finished_run, tmp_path):
+    out = copy_run(finished_run, tmp_path / "r")
     good = (out / "config.json").read_text()
     data = json.loads(good)
     data["settings"]["population"] = 50
     (out / "config.json").write_text(json.dumps(data))
-    line = one_line(run_cli("--resume", out, "--generations", "2"))
+    line = one_line(evolution_run("--resume", out, "--generations", "2"))
     assert "disagrees with the checkpoint on population" in line
     (out / "config.json").write_text("[1, 2]")
-    assert "not a run configuration" in one_line(run_cli("--resume", out))
+    assert "not a run configuration" in one_line(evolution_run("--resume", out))
     (out / "config.json").write_text(good)
-    resumed = run_cli("--resume", out, "--generations", "3", "--quiet")
+    resumed = evolution_run("--resume", out, "--generations", "3", "--quiet", "--no-plots")
     assert resumed.returncode == 0, resumed.stderr
     config = json.loads((out / "config.json").read_text())
     assert config["settings"]["generations"] == 3 and config["seed"] == 4
@@ -259,39 +241,25 @@ def test_a_relative_stage_path_works_from_anywhere(tmp_path):
     work = tmp_path / "work"
     (work / "levels").mkdir(parents=True)
     shutil.copy(PROFILES / "skybridge.toml", work / "levels" / "sky.toml")
-    proc = run_cli("--generations", "1", *FAST, "--stage", "levels/sky.toml",
-                   "--out", "run", cwd=work)
+    proc = evolution_run("--generations", "1", *FAST, "--stage", "levels/sky.toml",
+                         "--out", "run", cwd=work)
     assert proc.returncode == 0, proc.stderr
     run = work / "run"
     assert (run / "stages" / "sky.toml").read_bytes() == (PROFILES / "skybridge.toml").read_bytes()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    replay = run_cli(run, cwd=elsewhere, module="runners.replay")
-    assert replay.returncode == 0 and "matches" in replay.stdout, replay.stderr
-    resumed = run_cli("--resume", run, "--generations", "2", "--quiet", cwd=elsewhere)
+    replayed = replay(run, cwd=elsewhere)
+    assert replayed.returncode == 0 and "matches" in replayed.stdout, replayed.stderr
+    resumed = evolution_run("--resume", run, "--generations", "2", "--quiet", "--no-plots",
+                            cwd=elsewhere)
     assert resumed.returncode == 0, resumed.stderr
     # With the original gone, the copy in the run directory is used.
     shutil.rmtree(work / "levels")
-    replay = run_cli(run, cwd=elsewhere, module="runners.replay")
-    assert replay.returncode == 0 and "matches" in replay.stdout, replay.stderr
-    resumed = run_cli("--resume", run, "--generations", "3", "--quiet", cwd=elsewhere)
+    replayed = replay(run, cwd=elsewhere)
+    assert replayed.returncode == 0 and "matches" in replayed.stdout, replayed.stderr
+    resumed = evolution_run("--resume", run, "--generations", "3", "--quiet", "--no-plots",
+                            cwd=elsewhere)
     assert resumed.returncode == 0, resumed.stderr
-
-
-def test_the_first_compile_time_is_said_in_one_place(capsys, monkeypatch):
-    """The notice before loading the engine says how long a first compile
-    takes; the README refers to it instead of giving a figure of its own."""
-    import speednik.engine as engine
-    from evolution import run
-
-    monkeypatch.setattr(engine, "warm_up", lambda: None)
-    run._prepare_engine(quiet=False)
-    assert engine.FIRST_COMPILE in capsys.readouterr().out
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    paragraph = next(p for p in readme.split("\n\n")
-                     if "first use on a machine compiles" in p)
-    assert "announced" in paragraph
-    assert not re.search(r"\d+\s*s\b|minute", paragraph), paragraph
 
 
 # -- limits checked before anything runs -------------------------------------------------
@@ -301,15 +269,15 @@ def test_the_first_compile_time_is_said_in_one_place(capsys, monkeypatch):
     ("--mut-sigma", "1e9"), ("--init-sigma", "-1"),
 ])
 def test_sigmas_must_be_finite_and_sane(tmp_path, option, value):
-    line = one_line(run_cli("--generations", "1", *FAST, option, value,
-                            "--out", tmp_path / "x"))
+    line = one_line(evolution_run("--generations", "1", *FAST, option, value,
+                                  "--out", tmp_path / "x"))
     assert option.lstrip("-").replace("-", "_") in line and "at most 1000" in line
     assert not (tmp_path / "x").exists()
 
 
 def test_workers_are_capped_with_a_note(tmp_path):
-    proc = run_cli("--generations", "0", "--population", "3", "--max-steps", "50",
-                   "--workers", "100000", "--out", tmp_path / "w")
+    proc = evolution_run("--generations", "0", "--population", "3", "--max-steps", "50",
+                         "--workers", "100000", "--no-plots", "--out", tmp_path / "w")
     assert proc.returncode == 0, proc.stderr
     note = one_line(proc, 0)
     assert note.startswith("evolution.run: note: --workers 100000") and "using 3" in note
@@ -317,7 +285,7 @@ def test_workers_are_capped_with_a_note(tmp_path):
 
 
 def test_a_population_that_cannot_fit_is_refused_up_front(tmp_path):
-    line = one_line(run_cli("--population", str(10**12), "--out", tmp_path / "big"))
+    line = one_line(evolution_run("--population", str(10**12), "--out", tmp_path / "big"))
     assert "--population 1000000000000" in line and "memory" in line
     assert not (tmp_path / "big").exists()
 
@@ -336,13 +304,29 @@ def test_ctrl_c_while_the_summary_is_written_is_one_line(tmp_path, monkeypatch, 
     assert load_checkpoint(tmp_path / "r").generation == 1
 
 
-def test_ctrl_c_while_a_picture_is_drawn_is_one_line(tmp_path, monkeypatch, capsys):
-    import plots.fitness
+def test_no_plots_leaves_the_picture_out_and_says_how_to_draw_it(tmp_path):
     from plots import __main__ as plots_cli
 
     out = tmp_path / "r"
-    assert run_cli("--generations", "1", *FAST, "--out", out).returncode == 0
-    (out / "fitness.png").unlink()      # the run drew it; draw it again
+    proc = evolution_run("--generations", "0", "--population", "4", "--max-steps", "60",
+                         "--workers", "1", "--no-plots", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert not (out / "fitness.png").exists()
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last.startswith("fitness.png not drawn (--no-plots); draw it with: ")
+    command = last.split("draw it with: ")[1].split()
+    assert command[1:4] == ["-m", "plots", "fitness"] and command[4] == str(out)
+    assert plots_cli.main(command[3:]) == 0
+    assert (out / "fitness.png").is_file()
+
+
+def test_ctrl_c_while_a_picture_is_drawn_is_one_line(finished_run, tmp_path, monkeypatch,
+                                                    capsys):
+    import plots.fitness
+    from plots import __main__ as plots_cli
+
+    out = copy_run(finished_run, tmp_path / "r")
+    assert not (out / "fitness.png").exists()      # the run was told not to draw it
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

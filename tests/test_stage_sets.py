@@ -2,13 +2,10 @@
 that accept them."""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from commands import command
 from runners import EpisodeRunner, RunnerConfig, run_episodes
 from speednik.stages import (
     MAX_SET_SIZE,
@@ -18,8 +15,6 @@ from speednik.stages import (
     load_stage,
     parse_stage_set,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("text, difficulty, seeds", [
@@ -76,21 +71,16 @@ def test_run_episodes_takes_generated_names():
     assert by_name[0].to_dict() == by_pair[0].to_dict()
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
-
-
 def test_baselines_on_a_set_print_the_completion_rate():
-    out = _run("-m", "runners.baselines", "--stage", "gen:easy:0-2", "--agent",
-               "hold-right", "--max-steps", "600")
+    out = command("runners.baselines", "--stage", "gen:easy:0-2", "--agent",
+                  "hold-right", "--max-steps", "600")
     assert out.returncode == 0, out.stderr
     assert "gen:easy:2" in out.stdout
     assert "hold-right: completed 0 of 3 stages (0.0%)" in out.stdout
 
 
 def test_replay_on_a_set_prints_a_row_per_stage_and_the_rate():
-    out = _run("-m", "runners.replay", "--agent", "jump-runner", "--stage", "gen:medium:0-2")
+    out = command("runners.replay", "--agent", "jump-runner", "--stage", "gen:medium:0-2")
     assert out.returncode == 0, out.stderr
     rows = [line for line in out.stdout.splitlines() if line.startswith("gen:medium:")]
     assert len(rows) == 3
@@ -98,8 +88,8 @@ def test_replay_on_a_set_prints_a_row_per_stage_and_the_rate():
 
 
 def test_replay_pictures_of_a_set_are_of_its_failed_stages(tmp_path):
-    out = _run("-m", "plots", "replay", "--agent", "hold-right", "--stage", "gen:easy:0-4",
-               "--max-steps", "300", "--plot", str(tmp_path / "run.png"))
+    out = command("plots", "replay", "--agent", "hold-right", "--stage", "gen:easy:0-4",
+                  "--max-steps", "300", "--plot", tmp_path / "run.png")
     assert out.returncode == 0, out.stderr
     drawn = sorted(p.name for p in tmp_path.iterdir())
     # All five failed; three are drawn.
@@ -174,20 +164,20 @@ def test_baselines_take_several_sets_and_agents(capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["-m", "runners.replay", "--agent", "idle", "--stage", "gen:nope:1"],
-    ["-m", "runners.baselines", "--stage", "gen:hard:4-1"],
-    ["-m", "plots", "stage", "gen:hard:1-2"],
-    ["-m", "evolution.run", "--stage", "gen:hard:x", "--generations", "0"],
+    ["runners.replay", "--agent", "idle", "--stage", "gen:nope:1"],
+    ["runners.baselines", "--stage", "gen:hard:4-1"],
+    ["plots", "stage", "gen:hard:1-2"],
+    ["evolution.run", "--stage", "gen:hard:x", "--generations", "0"],
 ])
 def test_bad_sets_on_command_lines_are_one_line(argv):
-    out = _run(*argv)
+    out = command(*argv)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "accepted" in lines[0], out.stderr
 
 
 def test_plots_stage_draws_one_generated_stage(tmp_path):
-    out = _run("-m", "plots", "stage", "gen:hard:3", "--out", str(tmp_path / "s.png"))
+    out = command("plots", "stage", "gen:hard:3", "--out", tmp_path / "s.png")
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "s.png").stat().st_size > 0
 

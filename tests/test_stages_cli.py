@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from commands import command
 from speednik.stages import generate_profile, generate_stage, list_stages, load_stage
 from speednik.stages.__main__ import main
 
@@ -50,12 +51,21 @@ def test_list_prints_the_builtin_stages(capsys):
     (["shuffle"], "invalid choice"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, words):
-    out = subprocess.run([sys.executable, "-m", "speednik.stages", *args], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120,
-                         env={"PYTHONPATH": str(ROOT)})
+    out = command("speednik.stages", *args, cwd=tmp_path)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], out.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_input_from_a_shell_is_exit_status_2_without_traceback(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "speednik.stages", "generate",
+                          "--difficulty", "hard", "--seed", "1", "--out", "x.txt"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(ROOT)})
+    assert out.returncode == 2 and out.stdout == ""
+    assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1
+    assert "ending in .toml" in out.stderr
 
 
 def _first_obstacle(seed: int, difficulty: str) -> tuple[str, int]:
