@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the runs, compare.json and compare.png go")
     p.add_argument("--jobs", type=int, default=1, metavar="J",
                    help="runs side by side (give each fewer --workers in the task)")
+    p.add_argument("task", nargs="*", metavar="-- RUN_OPTION",
+                   help="after --: the evolution.run options every run shares")
     return p
 
 
@@ -138,11 +140,9 @@ def table(methods: dict[str, dict]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    task = argv[argv.index("--") + 1:] if "--" in argv else []
-    own = argv[:argv.index("--")] if "--" in argv else argv
     parser = build_parser()
-    args = parser.parse_args(own)
+    args = parser.parse_args(argv)
+    task = list(args.task)
     clash = [o for o in OWN_OPTIONS if o in task]
     if clash:
         parser.error(f"{', '.join(clash)} are set by the comparison for each run; "

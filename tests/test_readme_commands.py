@@ -23,15 +23,36 @@ HANDED_ON = {("plots", "replay"): "plots.replay"}
 
 def readme_commands(text: str) -> list[list[str]]:
     """The `python -m` command lines of the ```sh blocks of a Markdown
-    text, continuation lines joined, as argv lists (comments dropped)."""
+    text, continuation lines joined, as argv lists (comments dropped).
+    A shell variable the block sets to a plain value (`run=runs/x`) is
+    replaced by it; one set by a command's output (`x=$(...)`) is left
+    out, as when that command prints nothing."""
     commands = []
     # A block may be indented (inside a list item).
     for block in re.findall(r"^[ \t]*```sh\n(.*?)^[ \t]*```", text, flags=re.S | re.M):
+        values: dict[str, str | None] = {}
         for line in block.replace("\\\n", " ").splitlines():
+            set_to = re.match(r"^\s*(\w+)=(.*)$", line)
+            if set_to:
+                value = set_to.group(2).strip()
+                values[set_to.group(1)] = None if value.startswith("$(") else value
+                continue
             words = shlex.split(line, comments=True)
             if words[:1] and words[0] in PYTHONS and words[1:2] == ["-m"]:
-                commands.append(words)
+                commands.append(expand(words, values))
     return commands
+
+
+def expand(words: list[str], values: dict[str, str | None]) -> list[str]:
+    out = []
+    for word in words:
+        name = word[1:] if word.startswith("$") else None
+        if name in values:
+            if values[name] is not None:
+                out.append(values[name])
+            continue
+        out.append(word)
+    return out
 
 
 def parser_of(module: str, argv: list[str]):
