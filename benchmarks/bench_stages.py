@@ -64,7 +64,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=60,
                         help="stages per difficulty (default 60)")
     args = parser.parse_args()
-    build_stage(generate_profile(0, "easy"))   # imports and first-call costs
+    for seed in range(5):                      # imports and first-call costs
+        build_stage(generate_profile(seed, "easy"))
     print(f"{'difficulty':<11}{'build+lower median':>20}{'min':>8}{'max':>8}"
           f"{'build':>9}{'lower':>8}   (ms per stage, {args.seeds} seeds)")
     medians = []

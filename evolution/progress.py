@@ -29,7 +29,7 @@ LOG_EVERY = 5.0
 
 class ProgressLine:
     """Progress of `total` steps of `what`, written to `out` (stdout by
-    default; None shows nothing)."""
+    default). `clock` is read for the time taken (a test's own clock)."""
 
     def __init__(self, what: str, total: int, out: TextIO | None = None, *,
                  after: float = SHOW_AFTER, every: float | None = None,

@@ -180,7 +180,11 @@ def ray(tiles, direction: int, x: int, y: int, layer: int,
     last = (along + reach) >> 4
     if last > high:
         last = high
-    cells = tiles.cells[layer]
+    try:
+        cells = tiles.cells[layer]
+    except AttributeError:          # the readable engine's first use of this map
+        tiles.make_readable()
+        cells = tiles.cells[layer]
     while t <= last:
         if cells[k0 + t * stride]:
             # Cast from where the ray enters the tile, or from its start.

@@ -211,18 +211,19 @@ SCAN_TABLES = ("down_all", "down", "right", "up", "left")
 class TileMap:
     """Tiles of a stage on its collision layers, with the four sensor casts.
 
-    Its tables are arrays (`scan_tables`, `padded_cells()`), from which the
-    compiled engine's flat arrays are copied. The casts read them as Python
-    lists, made by the first cast: a stage only the compiled engine plays
-    never pays for them.
+    Its tables are arrays (`cell_grids`, `scan_tables`, `padded_cells()`),
+    from which the compiled engine's flat arrays are copied. The readable
+    engine reads them as Python lists (`cells` and the casts' tables), made
+    by `make_readable()` when it first needs them: a stage only the
+    compiled engine plays never pays for them.
     """
 
     __slots__ = (
-        "width_tiles", "height_tiles", "cells", "masks", "cell_grids",
+        "width_tiles", "height_tiles", "masks", "cell_grids",
         "a_down", "a_right", "a_up", "a_left", "top_only", "heights",
         "scan_tables", "_pw",
-        # The casts' lists (`_cast_lists`), made on first use.
-        "_pcells", "_t_down_all", "_t_down", "_t_right", "_t_up", "_t_left",
+        # The readable engine's lists (`make_readable`), made on first use.
+        "cells", "_pcells", "_t_down_all", "_t_down", "_t_right", "_t_up", "_t_left",
     )
 
     def __init__(self, masks: np.ndarray, cell_grids: Sequence[np.ndarray]):
@@ -231,10 +232,6 @@ class TileMap:
         self.masks = masks
         self.cell_grids = [np.asarray(g, dtype=np.int32) for g in cell_grids]
         self.height_tiles, self.width_tiles = self.cell_grids[0].shape
-        # Layers that share a grid share its list.
-        first = self.cell_grids[0].ravel().tolist()
-        self.cells = [first if g is self.cell_grids[0] else g.ravel().tolist()
-                      for g in self.cell_grids]
         # Two empty tiles of padding on every side: a cast near an edge
         # needs no bounds checks for the tiles before and after its own.
         self._pw = self.width_tiles + 2 * _PAD
@@ -261,10 +258,17 @@ class TileMap:
         every side, row by row: (layers, padded rows * `_pw`)."""
         return np.stack([np.pad(g, _PAD).ravel() for g in self.cell_grids])
 
-    def _cast_lists(self) -> list[list[int]]:
-        """Make the lists the casts read; the padded cells of each layer."""
+    def make_readable(self) -> list[list[int]]:
+        """Make the Python lists the readable engine reads: `cells` (each
+        layer's tile indices, row by row) and the casts' padded cells and
+        scan tables. Returns the padded cells of each layer."""
+        # Layers that share a grid share its list.
+        first = self.cell_grids[0].ravel().tolist()
+        self.cells = [first if g is self.cell_grids[0] else g.ravel().tolist()
+                      for g in self.cell_grids]
         (self._t_down_all, self._t_down, self._t_right, self._t_up,
          self._t_left) = self.scan_tables.tolist()
+        # Made last: a cast that finds it finds the rest.
         self._pcells = self.padded_cells().tolist()
         return self._pcells
 
@@ -341,7 +345,7 @@ class TileMap:
         tx, ty = px >> 4, py >> 4
         if not (0 <= tx < self.width_tiles and 0 <= ty < self.height_tiles):
             return EMPTY
-        t = self.cells[layer][ty * self.width_tiles + tx]
+        t = self.cell_grids[layer][ty, tx]
         return int(self.masks[t, py & 15, px & 15])
 
     def pixel_grid(self, layer: int) -> np.ndarray:
@@ -371,7 +375,7 @@ class TileMap:
         try:
             cells = self._pcells[layer]
         except AttributeError:      # this map's first cast
-            cells = self._cast_lists()[layer]
+            cells = self.make_readable()[layer]
         pw = self._pw
         return _cast(self._t_down_all if top_only else self._t_down,
                      self.a_down, cells,
@@ -385,7 +389,7 @@ class TileMap:
         try:
             cells = self._pcells[layer]
         except AttributeError:      # this map's first cast
-            cells = self._cast_lists()[layer]
+            cells = self.make_readable()[layer]
         pw = self._pw
         return _cast(self._t_up, self.a_up, cells,
                      (ty + _PAD) * pw + tx + _PAD, -pw,
@@ -398,7 +402,7 @@ class TileMap:
         try:
             cells = self._pcells[layer]
         except AttributeError:      # this map's first cast
-            cells = self._cast_lists()[layer]
+            cells = self.make_readable()[layer]
         return _cast(self._t_right, self.a_right, cells,
                      (ty + _PAD) * self._pw + tx + _PAD, 1,
                      (py & 15) << 4, px & 15)
@@ -410,7 +414,7 @@ class TileMap:
         try:
             cells = self._pcells[layer]
         except AttributeError:      # this map's first cast
-            cells = self._cast_lists()[layer]
+            cells = self.make_readable()[layer]
         return _cast(self._t_left, self.a_left, cells,
                      (ty + _PAD) * self._pw + tx + _PAD, -1,
                      (py & 15) << 4, 15 - (px & 15))

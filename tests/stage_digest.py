@@ -67,6 +67,8 @@ def _stage_part(stage) -> bytes:
 
 
 def _tiles_part(tiles) -> bytes:
+    # The lists the readable engine reads (its first cast makes them).
+    tiles.cast_down(0, 0, 0, False)
     h = hashlib.sha256()
     h.update(repr((tiles.width_tiles, tiles.height_tiles, tiles._pw)).encode())
     _update_array(h, tiles.masks, np.uint8)
@@ -74,8 +76,6 @@ def _tiles_part(tiles) -> bytes:
         _update_array(h, grid, np.int64)
     for cells in tiles.cells:
         _update_array(h, cells, np.int64)
-    # The lists the readable engine's casts read (its first cast makes them).
-    tiles.cast_down(0, 0, 0, False)
     for cells in tiles._pcells:
         _update_array(h, cells, np.int64)
     _update_array(h, tiles.top_only, np.int64)

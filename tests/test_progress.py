@@ -95,3 +95,15 @@ def test_a_stage_that_cannot_be_built_is_named_and_nothing_is_kept(empty_cache, 
         build_stages(["gen:easy:0", str(bad)], out=out)
     assert stages.kept_stage_count()[0] == 0
     assert out.getvalue() == ""
+
+
+def test_a_compiled_run_gets_its_stages_lowered_with_them(empty_cache):
+    config = EvolutionConfig(stages=("gen:easy:0-1",), population=4, workers=1)
+    kept = config.check_stages_load(quiet=True)
+    assert all(hasattr(stage, "compiled") for stage in kept.stages)
+    kept.release()
+    # The readable engine never reads them.
+    python = config.replace(stages=["gen:easy:2-3"], engine="python")
+    kept = python.check_stages_load(quiet=True)
+    assert len(kept) == 2 and not any(hasattr(stage, "compiled") for stage in kept.stages)
+    kept.release()

@@ -11,7 +11,7 @@ def one_tile_map(tile: np.ndarray) -> tuple[TileMap, int]:
     g = np.zeros((80, 80), np.uint8)
     g[32:48, 32:48] = tile
     tm = TileMap.from_grids([g, g])
-    return tm, tm.cells[0][2 * 5 + 2]
+    return tm, int(tm.cell_grids[0][2, 2])
 
 
 def test_a_45_degree_slope_tile():
@@ -180,8 +180,9 @@ def test_casts_read_the_same_tables_the_compiled_engine_is_given():
     from speednik.terrain import SCAN_TABLES
     g = _random_grid(160, 320, 7)
     tm = TileMap.from_grids([g, g])
-    assert not hasattr(tm, "_t_down")          # made by the first cast, not before
-    tm.cast_down(40, 40, 0, False)
+    assert not hasattr(tm, "_t_down") and not hasattr(tm, "cells")   # not before
+    tm.cast_down(40, 40, 0, False)                                     # the first cast
     for name, table in zip(SCAN_TABLES, tm.scan_tables):
         assert getattr(tm, f"_t_{name}") == table.tolist()
     assert tm._pcells == tm.padded_cells().tolist()
+    assert tm.cells == [g.ravel().tolist() for g in tm.cell_grids]

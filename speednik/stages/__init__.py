@@ -140,19 +140,16 @@ class KeptStages:
         self.release()
 
 
-def keep_stages(names: Iterable[str | os.PathLike[str]],
-                progress: Callable[[int, int], None] | None = None) -> KeptStages:
+def keep_stages(names: Iterable[str | os.PathLike[str]]) -> KeptStages:
     """Build every stage named (generated sets expanded; see `load_stage`)
     and keep them all until the result is released (or its `with` block
-    ends). `progress(done, total)` is called after each stage. If a stage
-    cannot be built, its error is raised and nothing is kept."""
+    ends). If a stage cannot be built, its error is raised and nothing is
+    kept."""
     names = [one for name in names for one in expand_stages([name])]
     kept = KeptStages()
     try:
-        for i, name in enumerate(names, 1):
+        for name in names:
             kept.add(name)
-            if progress is not None:
-                progress(i, len(names))
     except BaseException:
         kept.release()
         raise

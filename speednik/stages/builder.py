@@ -174,14 +174,19 @@ def _draw_loop(layer0: np.ndarray, layer1: np.ndarray, cx: int, cy: int,
     outer = r + LOOP_THICKNESS
     x0, x1 = max(0, cx - outer - 1), min(layer0.shape[1], cx + outer + 1)
     y0, y1 = max(0, cy - outer - 1), ground
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    d = np.hypot(xx + 0.5 - cx, yy + 0.5 - cy)
-    upper = (d >= r) & (d <= outer) & (yy + 0.5 <= cy)
+    # Each pixel centre's offset from the loop's centre, doubled: whole
+    # (odd) numbers, so the distances compare exactly, and no centre lies
+    # on a circle, the centre row or the centre column.
+    dx = 2 * np.arange(x0, x1) + 1 - 2 * cx
+    dy = (2 * np.arange(y0, y1) + 1 - 2 * cy)[:, None]
+    distance2 = dx * dx + dy * dy              # (2 d)^2
+    ring = distance2 >= 4 * r * r
+    upper = ring & (distance2 <= 4 * outer * outer) & (dy < 0)
     # Below the centre the loop is filled out to a vertical outer wall: an
     # outside that overhangs the ground would trap a player running down it.
-    lower = (d >= r) & (yy + 0.5 > cy) & (np.abs(xx + 0.5 - cx) <= outer)
-    lower_left = lower & (xx + 0.5 < cx)
-    lower_right = lower & (xx + 0.5 >= cx)
+    lower = ring & (dy > 0) & (np.abs(dx) <= 2 * outer)
+    lower_left = lower & (dx < 0)
+    lower_right = lower & (dx > 0)
     for layer, extra in ((layer0, lower_right), (layer1, lower_left)):
         view = layer[y0:y1, x0:x1]
         view[upper | extra] = SOLID
