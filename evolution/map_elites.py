@@ -31,6 +31,7 @@ from ribs.schedulers import Scheduler
 
 from evolution.checkpoint import CheckpointError
 from evolution.generation import make_individual
+from evolution.generator_state import generator_state, set_generator_state
 from evolution.strategy import Strategy
 
 if TYPE_CHECKING:
@@ -114,8 +115,9 @@ class MapElites(Strategy):
                 "objective": np.asarray(data["objective"], dtype=np.float64),
                 "measures": np.asarray(data["measures"], dtype=np.float64).reshape(-1, 2),
             },
-            "meta": {"archive_rng": _generator_state(self.grid._rng),
-                     "emitter_rng": _generator_state(self.emitter._rng)},
+            # pyribs keeps each generator as `_rng` (a numpy PCG64 Generator).
+            "meta": {"archive_rng": generator_state(self.grid._rng),
+                     "emitter_rng": generator_state(self.emitter._rng)},
         }
 
     @classmethod
@@ -133,22 +135,6 @@ class MapElites(Strategy):
         # its elites (and samples parents) as it did.
         for x, f, m in zip(solutions, arrays["objective"], arrays["measures"]):
             search.grid.add_single(x, float(f), np.asarray(m, dtype=np.float64))
-        _set_generator_state(search.grid._rng, meta["archive_rng"])
-        _set_generator_state(search.emitter._rng, meta["emitter_rng"])
+        set_generator_state(search.grid._rng, meta["archive_rng"])
+        set_generator_state(search.emitter._rng, meta["emitter_rng"])
         return search
-
-
-# pyribs keeps each generator as `_rng` (a numpy Generator, PCG64); these
-# read and write its state as JSON numbers.
-
-def _generator_state(rng: np.random.Generator) -> dict:
-    bits = rng.bit_generator.state
-    return {"state": int(bits["state"]["state"]), "inc": int(bits["state"]["inc"]),
-            "has_uint32": int(bits["has_uint32"]), "uinteger": int(bits["uinteger"])}
-
-
-def _set_generator_state(rng: np.random.Generator, state: dict) -> None:
-    rng.bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": int(state["state"]), "inc": int(state["inc"])},
-        "has_uint32": int(state["has_uint32"]), "uinteger": int(state["uinteger"])}

@@ -26,6 +26,7 @@ import numpy as np
 
 from evolution.checkpoint import CheckpointError
 from evolution.generation import make_individual
+from evolution.generator_state import generator_state, set_generator_state
 from evolution.strategy import Strategy
 
 if TYPE_CHECKING:
@@ -94,13 +95,9 @@ class OpenAIES(Strategy):
         return self.theta.copy()
 
     def state(self) -> dict[str, Any]:
-        bits = self.rng.bit_generator.state
         return {
             "arrays": {"theta": self.theta.copy(), "m": self.m.copy(), "v": self.v.copy()},
-            "meta": {"t": self.t, "rng_state": int(bits["state"]["state"]),
-                     "rng_inc": int(bits["state"]["inc"]),
-                     "rng_has_uint32": int(bits["has_uint32"]),
-                     "rng_uinteger": int(bits["uinteger"])},
+            "meta": {"t": self.t, "rng": generator_state(self.rng)},
         }
 
     @classmethod
@@ -117,10 +114,5 @@ class OpenAIES(Strategy):
                                       f"not ({size},)")
             setattr(es, name, value)
         es.t = int(meta["t"])
-        es.rng.bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int(meta["rng_state"]), "inc": int(meta["rng_inc"])},
-            "has_uint32": int(meta["rng_has_uint32"]),
-            "uinteger": int(meta["rng_uinteger"]),
-        }
+        set_generator_state(es.rng, meta["rng"])
         return es
