@@ -4,18 +4,33 @@ fitness, its per-stage rewards and steps, and its held-out goals.
 
 `python tests/reference_runs.py` re-records `fixtures/reference_runs.json`;
 do that only for a deliberate change to what a run computes, never to make
-a refactor pass.
+a refactor pass. `python tests/reference_runs.py --check OUT` writes what
+the runs give now (straight, resumed, readable engine) to OUT as JSON.
+
+Both run under `PINNED_ARITHMETIC`. CMA-ES does its linear algebra in
+numpy, which picks OpenBLAS kernels and its own SIMD loops by the CPU it
+finds, and those round differently: the same seed on an AVX-512 machine
+and on an AVX2 one gives two different runs. Pinned to the AVX2 kernels
+the fixture holds on any x86-64 machine with AVX2.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
 FIXTURE = Path(__file__).parent / "fixtures" / "reference_runs.json"
+# Read by OpenBLAS and numpy when numpy is imported, so only a fresh
+# interpreter can be given them.
+PINNED_ARITHMETIC = {"OPENBLAS_CORETYPE": "Haswell",
+                     "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
+# Compared with the fixture on the readable engine as well.
+READABLE_RUNS = ("ga-mlp-terrain", "cmaes-linear-terrain")
 
 # name -> settings; each covers a search, a policy, an observation and
 # held-out tests, and together they cover every pairing of the first two.
@@ -76,11 +91,53 @@ def run(name: str, out: Path) -> dict:
     return digest(out)
 
 
-def main() -> None:
+def resumed(name: str, out: Path) -> dict:
+    """The run stopped on a tested generation, then resumed to its end (the
+    last generation of a run is always tested, so stopping elsewhere would
+    add a test the fixture lacks)."""
+    from evolution.evolve import evolve
+
+    evolve(config_of(name, generations=RUNS[name]["test_every"]), out)
+    evolve(config_of(name), out, resume=True)
+    return digest(out)
+
+
+def readable(name: str, out: Path) -> dict:
+    from evolution.evolve import evolve
+
+    evolve(config_of(name, engine="python"), out)
+    return digest(out)
+
+
+def check(tmp: Path) -> dict:
+    """{"run"|"resumed"|"readable": {name: digest}}, computed now."""
+    return {
+        "run": {name: run(name, tmp / "run" / name) for name in RUNS},
+        "resumed": {name: resumed(name, tmp / "resumed" / name) for name in RUNS},
+        "readable": {name: readable(name, tmp / "readable" / name) for name in READABLE_RUNS},
+    }
+
+
+def pinned(argv: list[str]) -> subprocess.CompletedProcess:
+    """This script run with `argv` in a fresh interpreter with the pinned
+    arithmetic."""
+    return subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True,
+                          env={**os.environ, **PINNED_ARITHMETIC})
+
+
+def main(argv: list[str]) -> None:
     import tempfile
 
-    recorded = {}
+    if any(os.environ.get(k) != v for k, v in PINNED_ARITHMETIC.items()):
+        done = pinned(argv)
+        sys.stdout.write(done.stdout)
+        sys.stderr.write(done.stderr)
+        raise SystemExit(done.returncode)
     with tempfile.TemporaryDirectory() as tmp:
+        if argv[:1] == ["--check"]:
+            Path(argv[1]).write_text(json.dumps(check(Path(tmp))))
+            return
+        recorded = {}
         for name in RUNS:
             recorded[name] = run(name, Path(tmp) / name)
             print(name, recorded[name]["best_fitness"])
@@ -89,4 +146,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    main()
+    main(sys.argv[1:])
