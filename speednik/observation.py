@@ -57,6 +57,29 @@ the stage's frame even when the player runs up a wall.
 
 Top-only ledges count as ground for the ground probes and are invisible to
 the wall and ceiling rays, as they are to the player.
+
+"hazards" (38 values, `extract_hazard_observation`): the 28 of "terrain",
+then what can end a life. Enemies and spikes behind the player can hide
+the ones ahead from the nearest-object values above, so these look only
+ahead (the same direction as the probes, the object's centre past the
+player's), and they say what protects the player.
+
+| idx | name              | value                                              |
+|-----|-------------------|----------------------------------------------------|
+| 28  | rings_held        | 1 when holding a ring (a hit then costs the rings) |
+| 29  | invulnerable      | invulnerable frames left / 120                     |
+| 30  | enemy_ahead_near  | 1 - distance / 256 to the nearest live enemy ahead |
+| 31  | enemy_ahead_dx    | its x offset / 256 (positive: ahead)               |
+| 32  | enemy_ahead_dy    | its y offset / 256, positive below                 |
+| 33  | enemy_ahead_vx    | its motion this frame, px/frame, positive: ahead   |
+| 34  | enemy_ahead_vy    | the same downward                                  |
+| 35  | spikes_ahead_near | as enemy_ahead_near, for the nearest spikes ahead  |
+| 36  | spikes_ahead_dx   | as enemy_ahead_dx                                  |
+| 37  | spikes_ahead_dy   | as enemy_ahead_dy                                  |
+
+An enemy's motion is where it will be next frame less where it is (a
+walker patrols at about half a pixel a frame, a flyer bobs at 0.8). With
+nothing ahead within 256 px the five (three) values are 0.
 """
 from __future__ import annotations
 
@@ -67,7 +90,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from speednik.constants import DEFAULT_MAX_STEPS, MAX_X_SPEED
+from speednik.constants import DEFAULT_MAX_STEPS, INVULNERABLE_FRAMES, MAX_X_SPEED
 from speednik.enemies import enemy_position
 from speednik.player import FLOOR_MODE, MODE_OF_ANGLE, radii
 from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
@@ -92,6 +115,13 @@ TERRAIN_NAMES: tuple[str, ...] = OBS_NAMES + (
 )
 TERRAIN_OBS_DIM = len(TERRAIN_NAMES)
 
+HAZARD_NAMES: tuple[str, ...] = TERRAIN_NAMES + (
+    "rings_held", "invulnerable", "enemy_ahead_near", "enemy_ahead_dx",
+    "enemy_ahead_dy", "enemy_ahead_vx", "enemy_ahead_vy", "spikes_ahead_near",
+    "spikes_ahead_dx", "spikes_ahead_dy",
+)
+HAZARD_OBS_DIM = len(HAZARD_NAMES)
+
 WALL_REACH = 128
 GROUND_AHEAD = (32, 96, 192)
 # Ground probes start this far above the centre so a step up is found.
@@ -106,6 +136,7 @@ LOOK_SPEED = 1.0
 
 _INV_SPEED = 1.0 / MAX_X_SPEED
 _INV_TIME = 1.0 / TIME_NORM
+_INV_INVULNERABLE = 1.0 / INVULNERABLE_FRAMES
 _F32 = np.float32
 
 
@@ -218,6 +249,19 @@ def _object_features(near: float, dx: float, dy: float,
     return 1.0 - near * k, dx * look * k, dy * k
 
 
+def _looks_right(p) -> bool:
+    """The way the probes look: the way the player moves, or faces when
+    it barely moves."""
+    return p.x_vel >= LOOK_SPEED or (p.x_vel > -LOOK_SPEED and p.facing_right)
+
+
+def _object_tables(stage):
+    try:
+        return stage.object_tables
+    except AttributeError:          # its first use on this stage
+        return stage.derive("object_tables")
+
+
 def _terrain_probes(sim: SimState) -> list[float]:
     p = sim.player.physics
     stage = sim.stage
@@ -225,7 +269,7 @@ def _terrain_probes(sim: SimState) -> list[float]:
     layer = p.layer
     x = math.floor(p.x)
     y = math.floor(p.y)
-    if p.x_vel >= LOOK_SPEED or (p.x_vel > -LOOK_SPEED and p.facing_right):
+    if _looks_right(p):
         look, sign, ahead = 1.0, 1, RIGHT
     else:
         look, sign, ahead = -1.0, -1, LEFT
@@ -258,10 +302,7 @@ def _terrain_probes(sim: SimState) -> list[float]:
         below = 0 if below < 0 else below
     above, _ = ray(tiles, UP, x, y - hr, layer, CEILING_REACH)
 
-    try:
-        objs = stage.object_tables
-    except AttributeError:          # its first use on this stage
-        objs = stage.derive("object_tables")
+    objs = _object_tables(stage)
     px, py = p.x, p.y
     best = OBJECT_REACH + 1.0
     edx = edy = 0.0
@@ -313,6 +354,58 @@ def extract_terrain_observation(sim: SimState) -> np.ndarray:
     return np.array((*_basic_values(sim), *_terrain_probes(sim)), _F32)
 
 
+def _hazards_ahead(sim: SimState) -> list[float]:
+    p = sim.player.physics
+    player = sim.player
+    look = 1.0 if _looks_right(p) else -1.0
+    objs = _object_tables(sim.stage)
+    px, py = p.x, p.y
+    best = OBJECT_REACH + 1.0
+    edx = edy = vx = vy = 0.0
+    if objs.enemies:
+        lo = bisect_left(objs.enemy_x, px - OBJECT_REACH - objs.enemy_span)
+        hi = bisect_right(objs.enemy_x, px + OBJECT_REACH)
+        destroyed = sim.enemy_destroyed
+        frame = sim.frame
+        for i, enemy, _ in objs.enemies[lo:hi]:
+            if destroyed[i]:
+                continue
+            ex, ey = enemy_position(enemy, frame)
+            dx, dy = ex - px, ey - py
+            if dx * look <= 0.0:
+                continue
+            d = math.sqrt(dx * dx + dy * dy)
+            if d < best:
+                nx, ny = enemy_position(enemy, frame + 1)
+                best, edx, edy, vx, vy = d, dx, dy, nx - ex, ny - ey
+    enemy = _object_features(best, edx, edy, look)
+    motion = (vx * look, vy) if best <= OBJECT_REACH else (0.0, 0.0)
+    best = OBJECT_REACH + 1.0
+    hdx = hdy = 0.0
+    if objs.spikes:
+        lo = bisect_left(objs.spike_x, px - OBJECT_REACH)
+        hi = bisect_right(objs.spike_x, px + OBJECT_REACH)
+        for sx, sy in objs.spikes[lo:hi]:
+            dx, dy = sx - px, sy - py
+            if dx * look <= 0.0:
+                continue
+            d = math.sqrt(dx * dx + dy * dy)
+            if d < best:
+                best, hdx, hdy = d, dx, dy
+    spikes = _object_features(best, hdx, hdy, look)
+    return [
+        1.0 if player.rings > 0 else 0.0,
+        player.invulnerable * _INV_INVULNERABLE,
+        *enemy, *motion, *spikes,
+    ]
+
+
+def extract_hazard_observation(sim: SimState) -> np.ndarray:
+    """The 38-value "hazards" observation (table in the module docstring):
+    "terrain", then rings, invulnerability, and the enemy and spikes ahead."""
+    return np.array((*_basic_values(sim), *_terrain_probes(sim), *_hazards_ahead(sim)), _F32)
+
+
 # -- the registry ---------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +438,10 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "terrain", TERRAIN_OBS_DIM, extract_terrain_observation, TERRAIN_NAMES,
         "basic plus wall, ground, gap, slope, ceiling, enemy and spike probes",
         compiled=True),
+    "hazards": ObservationEncoder(
+        "hazards", HAZARD_OBS_DIM, extract_hazard_observation, HAZARD_NAMES,
+        "terrain plus rings held, invulnerability, and the enemy (with its motion) "
+        "and spikes ahead", compiled=True),
 }
 DEFAULT_OBSERVATION = "basic"
 

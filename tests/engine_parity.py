@@ -6,8 +6,11 @@ import numpy as np
 
 from speednik.engine import CompiledSim
 from speednik.engine.lowering import state_arrays
-from speednik.observation import extract_observation, extract_terrain_observation
+from speednik.observation import OBSERVATIONS
 from speednik.simulation import create_sim, sim_step
+
+# Every observation the compiled engine has a twin of.
+COMPILED_OBSERVATIONS = [(name, o.fn) for name, o in OBSERVATIONS.items() if o.compiled]
 
 
 def first_difference(sim, inputs, observe: bool = True,
@@ -35,8 +38,7 @@ def first_difference(sim, inputs, observe: bool = True,
         if compiled.gone.tobytes() != bytes(gone):
             return f"{where}: collected rings, enemies or checkpoints differ"
         if observe:
-            for name, encode in (("basic", extract_observation),
-                                 ("terrain", extract_terrain_observation)):
+            for name, encode in COMPILED_OBSERVATIONS:
                 want, have = encode(sim), compiled.observe(name)
                 if not np.array_equal(want, have):
                     bad = np.nonzero(want != have)[0].tolist()

@@ -12,12 +12,15 @@ import pytest
 from speednik.actions import action_to_input
 from speednik.entities import Enemy, Spikes
 from speednik.observation import (
+    HAZARD_NAMES,
+    HAZARD_OBS_DIM,
     OBS_DIM,
     OBS_NAMES,
     OBSERVATIONS,
     TERRAIN_NAMES,
     TERRAIN_OBS_DIM,
     ObservationEncoder,
+    extract_hazard_observation,
     extract_observation,
     extract_terrain_observation,
     get_observation,
@@ -53,6 +56,10 @@ def settled(stage):
 
 def terrain(sim) -> dict[str, float]:
     return dict(zip(TERRAIN_NAMES, extract_terrain_observation(sim).tolist()))
+
+
+def hazards(sim) -> dict[str, float]:
+    return dict(zip(HAZARD_NAMES, extract_hazard_observation(sim).tolist()))
 
 
 # -- basic --------------------------------------------------------------------
@@ -244,6 +251,100 @@ def test_moving_enemy_is_seen_where_it_is():
     assert t["enemy_dy"] == pytest.approx((200.0 - 64.0 - STAND_Y) / 256)
 
 
+# -- hazards ------------------------------------------------------------------
+
+def test_hazards_start_with_the_terrain_values():
+    sim = settled(load_stage("hillside"))
+    for _ in range(40):
+        sim_step(sim, InputState(right=True))
+    out = extract_hazard_observation(sim)
+    assert out.shape == (HAZARD_OBS_DIM,) and HAZARD_NAMES[:TERRAIN_OBS_DIM] == TERRAIN_NAMES
+    np.testing.assert_array_equal(out[:TERRAIN_OBS_DIM], extract_terrain_observation(sim))
+
+
+def test_the_enemy_and_spikes_ahead_are_seen_past_nearer_ones_behind():
+    stage = flat_stage(enemies=[Enemy("walker", 180.0, FLOOR_Y - 12.0, span=0.0),
+                                Enemy("walker", 300.0, FLOOR_Y - 12.0, span=0.0)],
+                       spikes=[Spikes(190.0, float(FLOOR_Y)), Spikes(400.0, float(FLOOR_Y))])
+    sim = settled(stage)
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    h = hazards(sim)
+    # The nearest of all is behind ...
+    assert h["enemy_dx"] == pytest.approx(-20.0 / 256)
+    assert h["hazard_dx"] == pytest.approx(-10.0 / 256)
+    # ... the ones ahead are seen all the same.
+    dx, dy = 100.0, (FLOOR_Y - 12.0) - STAND_Y
+    assert h["enemy_ahead_near"] == pytest.approx(1 - math.hypot(dx, dy) / 256, rel=1e-5)
+    assert (h["enemy_ahead_dx"], h["enemy_ahead_dy"]) == (pytest.approx(dx / 256),
+                                                          pytest.approx(dy / 256))
+    assert h["spikes_ahead_dx"] == pytest.approx(200.0 / 256)
+    assert h["spikes_ahead_dy"] == pytest.approx((FLOOR_Y - 8.0 - STAND_Y) / 256)
+    # Standing still enemies do not move.
+    assert h["enemy_ahead_vx"] == h["enemy_ahead_vy"] == 0.0
+    # Turned round, what was behind is ahead, mirrored.
+    place(sim, 200.0, STAND_Y, facing_right=False)
+    h = hazards(sim)
+    assert h["enemy_ahead_dx"] == pytest.approx(20.0 / 256)
+    assert h["spikes_ahead_dx"] == pytest.approx(10.0 / 256)
+
+
+def test_nothing_ahead_reads_zero():
+    stage = flat_stage(enemies=[Enemy("walker", 150.0, FLOOR_Y - 12.0, span=0.0),
+                                Enemy("walker", 600.0, FLOOR_Y - 12.0, span=0.0)],
+                       spikes=[Spikes(100.0, float(FLOOR_Y))])
+    sim = settled(stage)
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    h = hazards(sim)
+    assert h["enemy_near"] > 0 and h["hazard_near"] > 0       # behind, seen by terrain
+    assert [h[n] for n in HAZARD_NAMES[30:]] == [0.0] * 8    # 400 px ahead: out of reach
+
+
+def test_an_enemy_ahead_shows_its_motion_toward_or_away():
+    # A walker patrols right over the first half of its period, then back.
+    stage = flat_stage(enemies=[Enemy("walker", 300.0, FLOOR_Y - 12.0, span=60.0, period=120)])
+    sim = settled(stage)
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    sim.frame = 10
+    going = hazards(sim)["enemy_ahead_vx"]
+    assert going == pytest.approx(1.0)                       # 2 * 60 / 120 px a frame, away
+    sim.frame = 70
+    assert hazards(sim)["enemy_ahead_vx"] == pytest.approx(-1.0)   # coming back
+    # A flyer bobs: up (negative y) over the first half.
+    stage = flat_stage(enemies=[Enemy("flyer", 300.0, 200.0, span=48.0, period=120)])
+    sim = settled(stage)
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    sim.frame = 10
+    h = hazards(sim)
+    assert h["enemy_ahead_vy"] == pytest.approx(-0.8) and h["enemy_ahead_vx"] == 0.0
+
+
+def test_rings_held_and_invulnerability():
+    sim = settled(flat_stage())
+    h = hazards(sim)
+    assert (h["rings_held"], h["invulnerable"]) == (0.0, 0.0)
+    sim.player.rings = 3
+    sim.player.invulnerable = 60
+    h = hazards(sim)
+    assert (h["rings_held"], h["invulnerable"]) == (1.0, 0.5)
+
+
+def test_a_hit_with_rings_shows_invulnerability_and_no_rings():
+    stage = flat_stage(enemies=[Enemy("walker", 260.0, FLOOR_Y - 12.0, span=0.0)])
+    sim = settled(stage)
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    sim.player.rings = 5
+    # Knocked back by the hit, then invulnerable from the landing on.
+    for _ in range(200):
+        sim_step(sim, InputState(right=True))
+        if sim.player.invulnerable:
+            break
+    h = hazards(sim)
+    assert not sim.player_dead
+    assert h["rings_held"] == 0.0 and h["invulnerable"] == 1.0
+    sim_step(sim, InputState())
+    assert hazards(sim)["invulnerable"] == pytest.approx(119 / 120)
+
+
 # The rays skip empty tiles; they must agree with a cast at every pixel
 # (what the game's sensors see) and, on tile-aligned blocks, with a plain
 # pixel scan.
@@ -332,13 +433,16 @@ def test_rays_outside_the_stage():
 # -- registry -------------------------------------------------------------------
 
 def test_registry_names_and_sizes():
-    assert list_observations() == ("basic", "terrain")
+    assert list_observations() == ("basic", "terrain", "hazards")
     basic, ter = get_observation("basic"), get_observation("terrain")
+    haz = get_observation("hazards")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
     assert (ter.name, ter.size) == ("terrain", TERRAIN_OBS_DIM)
+    assert (haz.name, haz.size) == ("hazards", HAZARD_OBS_DIM) == ("hazards", 38)
     assert OBSERVATIONS["basic"] is basic
     assert get_observation(basic) is basic
-    assert len(basic.feature_names) == basic.size and len(ter.feature_names) == ter.size
+    for enc in (basic, ter, haz):
+        assert len(enc.feature_names) == enc.size
 
 
 @pytest.mark.parametrize("bad", ["tokens", "Basic", "", None, 3])
@@ -348,7 +452,7 @@ def test_unknown_observation_lists_the_accepted_names(bad):
     assert "'basic'" in str(err.value) and "'terrain'" in str(err.value)
 
 
-@pytest.mark.parametrize("name", ["basic", "terrain"])
+@pytest.mark.parametrize("name", ["basic", "terrain", "hazards"])
 def test_encoders_are_callable_and_picklable(name):
     enc = get_observation(name)
     sim = settled(flat_stage())

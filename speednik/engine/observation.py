@@ -1,5 +1,6 @@
-"""The "basic" and "terrain" observations (`speednik.observation`),
-compiled: written into a float32 array instead of returned."""
+"""The "basic", "terrain" and "hazards" observations
+(`speednik.observation`), compiled: written into a float32 array instead
+of returned."""
 from __future__ import annotations
 
 import math
@@ -15,8 +16,10 @@ from speednik.engine.layout import (
     S_ANGLE,
     S_FACING_RIGHT,
     S_FRAME,
+    S_INVULNERABLE,
     S_LAYER,
     S_ON_GROUND,
+    S_RINGS,
     S_ROLLING,
 )
 from speednik.engine.lowering import (
@@ -47,11 +50,13 @@ from speednik.observation import (
     DROP_NORM,
     DROP_REACH,
     GROUND_PROBE_RISE,
+    HAZARD_OBS_DIM,
     LOOK_SPEED,
     OBJECT_REACH,
     OBS_DIM,
     TERRAIN_OBS_DIM,
     WALL_REACH,
+    _INV_INVULNERABLE,
     _INV_SPEED,
     _INV_TIME,
 )
@@ -63,10 +68,11 @@ from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 GROUND_NEAR, GROUND_MID, GROUND_FAR = _GROUND_AHEAD
 
 # Observation kinds, by their index in this tuple.
-OBSERVATION_KINDS = ("basic", "terrain")
+OBSERVATION_KINDS = ("basic", "terrain", "hazards")
 OBS_BASIC = 0
 OBS_TERRAIN = 1
-OBS_SIZES = (OBS_DIM, TERRAIN_OBS_DIM)
+OBS_HAZARDS = 2
+OBS_SIZES = (OBS_DIM, TERRAIN_OBS_DIM, HAZARD_OBS_DIM)
 
 
 @frame_jit
@@ -90,8 +96,10 @@ def basic_values(st, f, s, out):
 @frame_jit
 def observe(kind, st, f, s, gone, out):
     basic_values(st, f, s, out)
-    if kind == OBS_TERRAIN:
+    if kind == OBS_TERRAIN or kind == OBS_HAZARDS:
         terrain_probes(st, f, s, gone, out)
+    if kind == OBS_HAZARDS:
+        hazards_ahead(st, f, s, gone, out)
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -215,12 +223,17 @@ def _object_features(near, dx, dy, look, out, k):
 
 
 @frame_jit
+def _looks_right(f, s):
+    x_vel = f[F_X_VEL]
+    return x_vel >= LOOK_SPEED or (x_vel > -LOOK_SPEED and s[S_FACING_RIGHT] != 0)
+
+
+@frame_jit
 def terrain_probes(st, f, s, gone, out):
     layer = s[S_LAYER]
     x = int(math.floor(f[F_X]))
     y = int(math.floor(f[F_Y]))
-    x_vel = f[F_X_VEL]
-    if x_vel >= LOOK_SPEED or (x_vel > -LOOK_SPEED and s[S_FACING_RIGHT] != 0):
+    if _looks_right(f, s):
         look, sign, ahead = 1.0, 1, RIGHT
     else:
         look, sign, ahead = -1.0, -1, LEFT
@@ -291,3 +304,55 @@ def terrain_probes(st, f, s, gone, out):
             if d < best:
                 best, hdx, hdy = d, dx, dy
     _object_features(best, hdx, hdy, look, out, 25)
+
+
+@frame_jit
+def hazards_ahead(st, f, s, gone, out):
+    look = 1.0 if _looks_right(f, s) else -1.0
+    out[28] = 1.0 if s[S_RINGS] > 0 else 0.0
+    out[29] = s[S_INVULNERABLE] * _INV_INVULNERABLE
+    px, py = f[F_X], f[F_Y]
+    frame = s[S_FRAME]
+    ints, floats = st.ints, st.floats
+    best = OBJECT_REACH + 1.0
+    edx = edy = vx = vy = 0.0
+    n_enemies = ints[I_NUM_ENEMIES]
+    if n_enemies:
+        xs = ints[I_ENEMY_SORTED_X]
+        lo = _search_left(floats, xs, n_enemies, px - OBJECT_REACH - floats[G_WALKER_SPAN])
+        hi = _search_right(floats, xs, n_enemies, px + OBJECT_REACH)
+        order = ints[I_ENEMY_ORDER]
+        for j in range(lo, hi):
+            i = ints[order + j]
+            if enemy_gone(st, gone, i):
+                continue
+            ex, ey = enemy_position(st, i, frame)
+            dx, dy = ex - px, ey - py
+            if dx * look <= 0.0:
+                continue
+            d = math.sqrt(dx * dx + dy * dy)
+            if d < best:
+                nx, ny = enemy_position(st, i, frame + 1)
+                best, edx, edy, vx, vy = d, dx, dy, nx - ex, ny - ey
+    _object_features(best, edx, edy, look, out, 30)
+    if best <= OBJECT_REACH:
+        out[33] = vx * look
+        out[34] = vy
+    else:
+        out[33] = 0.0
+        out[34] = 0.0
+    best = OBJECT_REACH + 1.0
+    hdx = hdy = 0.0
+    n_spikes = ints[I_NUM_SPIKES]
+    if n_spikes:
+        xs, ys = ints[I_SPIKE_X], ints[I_SPIKE_Y]
+        lo = _search_left(floats, xs, n_spikes, px - OBJECT_REACH)
+        hi = _search_right(floats, xs, n_spikes, px + OBJECT_REACH)
+        for j in range(lo, hi):
+            dx, dy = floats[xs + j] - px, floats[ys + j] - py
+            if dx * look <= 0.0:
+                continue
+            d = math.sqrt(dx * dx + dy * dy)
+            if d < best:
+                best, hdx, hdy = d, dx, dy
+    _object_features(best, hdx, hdy, look, out, 35)
