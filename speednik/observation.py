@@ -97,7 +97,6 @@ from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 
 if TYPE_CHECKING:
     from speednik.simulation import SimState
-    from speednik.stages.stage import Stage
 
 OBS_DIM = 12
 OBS_NAMES: tuple[str, ...] = (
