@@ -261,6 +261,54 @@ def _object_tables(stage):
         return stage.derive("object_tables")
 
 
+def _nearest_enemy(sim: SimState, objs, ahead: float):
+    """(distance, dx, dy, enemy) of the nearest live enemy within reach,
+    only among those with dx * ahead > 0 when `ahead` is not 0; distance
+    OBJECT_REACH + 1 and no enemy when there is none."""
+    p = sim.player.physics
+    px, py = p.x, p.y
+    best = OBJECT_REACH + 1.0
+    edx = edy = 0.0
+    found = None
+    if objs.enemies:
+        lo = bisect_left(objs.enemy_x, px - OBJECT_REACH - objs.enemy_span)
+        hi = bisect_right(objs.enemy_x, px + OBJECT_REACH)
+        destroyed = sim.enemy_destroyed
+        frame = sim.frame
+        for i, enemy, _ in objs.enemies[lo:hi]:
+            if destroyed[i]:
+                continue
+            ex, ey = enemy_position(enemy, frame)
+            dx, dy = ex - px, ey - py
+            if ahead != 0.0 and dx * ahead <= 0.0:
+                continue
+            # sqrt, not hypot: its rounding is IEEE's, the same in the
+            # compiled engine, where hypot's is the C library's own.
+            d = math.sqrt(dx * dx + dy * dy)
+            if d < best:
+                best, edx, edy, found = d, dx, dy, enemy
+    return best, edx, edy, found
+
+
+def _nearest_spikes(sim: SimState, objs, ahead: float) -> tuple[float, float, float]:
+    """(distance, dx, dy) of the nearest spikes, as `_nearest_enemy`."""
+    p = sim.player.physics
+    px, py = p.x, p.y
+    best = OBJECT_REACH + 1.0
+    hdx = hdy = 0.0
+    if objs.spikes:
+        lo = bisect_left(objs.spike_x, px - OBJECT_REACH)
+        hi = bisect_right(objs.spike_x, px + OBJECT_REACH)
+        for sx, sy in objs.spikes[lo:hi]:
+            dx, dy = sx - px, sy - py
+            if ahead != 0.0 and dx * ahead <= 0.0:
+                continue
+            d = math.sqrt(dx * dx + dy * dy)
+            if d < best:
+                best, hdx, hdy = d, dx, dy
+    return best, hdx, hdy
+
+
 def _terrain_probes(sim: SimState) -> list[float]:
     p = sim.player.physics
     stage = sim.stage
@@ -302,36 +350,9 @@ def _terrain_probes(sim: SimState) -> list[float]:
     above, _ = ray(tiles, UP, x, y - hr, layer, CEILING_REACH)
 
     objs = _object_tables(stage)
-    px, py = p.x, p.y
-    best = OBJECT_REACH + 1.0
-    edx = edy = 0.0
-    if objs.enemies:
-        lo = bisect_left(objs.enemy_x, px - OBJECT_REACH - objs.enemy_span)
-        hi = bisect_right(objs.enemy_x, px + OBJECT_REACH)
-        destroyed = sim.enemy_destroyed
-        frame = sim.frame
-        for i, enemy, _ in objs.enemies[lo:hi]:
-            if destroyed[i]:
-                continue
-            ex, ey = enemy_position(enemy, frame)
-            dx, dy = ex - px, ey - py
-            # sqrt, not hypot: its rounding is IEEE's, the same in the
-            # compiled engine, where hypot's is the C library's own.
-            d = math.sqrt(dx * dx + dy * dy)
-            if d < best:
-                best, edx, edy = d, dx, dy
+    best, edx, edy, _ = _nearest_enemy(sim, objs, 0.0)
     enemy = _object_features(best, edx, edy, look)
-    best = OBJECT_REACH + 1.0
-    hdx = hdy = 0.0
-    if objs.spikes:
-        lo = bisect_left(objs.spike_x, px - OBJECT_REACH)
-        hi = bisect_right(objs.spike_x, px + OBJECT_REACH)
-        for sx, sy in objs.spikes[lo:hi]:
-            dx, dy = sx - px, sy - py
-            d = math.sqrt(dx * dx + dy * dy)
-            if d < best:
-                best, hdx, hdy = d, dx, dy
-    hazard = _object_features(best, hdx, hdy, look)
+    hazard = _object_features(*_nearest_spikes(sim, objs, 0.0), look)
 
     return [
         look,
@@ -354,48 +375,21 @@ def extract_terrain_observation(sim: SimState) -> np.ndarray:
 
 
 def _hazards_ahead(sim: SimState) -> list[float]:
-    p = sim.player.physics
     player = sim.player
-    look = 1.0 if _looks_right(p) else -1.0
+    look = 1.0 if _looks_right(player.physics) else -1.0
     objs = _object_tables(sim.stage)
-    px, py = p.x, p.y
-    best = OBJECT_REACH + 1.0
-    edx = edy = vx = vy = 0.0
-    if objs.enemies:
-        lo = bisect_left(objs.enemy_x, px - OBJECT_REACH - objs.enemy_span)
-        hi = bisect_right(objs.enemy_x, px + OBJECT_REACH)
-        destroyed = sim.enemy_destroyed
-        frame = sim.frame
-        for i, enemy, _ in objs.enemies[lo:hi]:
-            if destroyed[i]:
-                continue
-            ex, ey = enemy_position(enemy, frame)
-            dx, dy = ex - px, ey - py
-            if dx * look <= 0.0:
-                continue
-            d = math.sqrt(dx * dx + dy * dy)
-            if d < best:
-                nx, ny = enemy_position(enemy, frame + 1)
-                best, edx, edy, vx, vy = d, dx, dy, nx - ex, ny - ey
-    enemy = _object_features(best, edx, edy, look)
-    motion = (vx * look, vy) if best <= OBJECT_REACH else (0.0, 0.0)
-    best = OBJECT_REACH + 1.0
-    hdx = hdy = 0.0
-    if objs.spikes:
-        lo = bisect_left(objs.spike_x, px - OBJECT_REACH)
-        hi = bisect_right(objs.spike_x, px + OBJECT_REACH)
-        for sx, sy in objs.spikes[lo:hi]:
-            dx, dy = sx - px, sy - py
-            if dx * look <= 0.0:
-                continue
-            d = math.sqrt(dx * dx + dy * dy)
-            if d < best:
-                best, hdx, hdy = d, dx, dy
-    spikes = _object_features(best, hdx, hdy, look)
+    best, edx, edy, enemy = _nearest_enemy(sim, objs, look)
+    if best <= OBJECT_REACH:
+        ex, ey = enemy_position(enemy, sim.frame)
+        nx, ny = enemy_position(enemy, sim.frame + 1)
+        motion = ((nx - ex) * look, ny - ey)
+    else:
+        motion = (0.0, 0.0)
     return [
         1.0 if player.rings > 0 else 0.0,
         player.invulnerable * _INV_INVULNERABLE,
-        *enemy, *motion, *spikes,
+        *_object_features(best, edx, edy, look), *motion,
+        *_object_features(*_nearest_spikes(sim, objs, look), look),
     ]
 
 

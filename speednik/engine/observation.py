@@ -270,11 +270,22 @@ def terrain_probes(st, f, s, gone, out):
     out[20] = (above if above < CEILING_REACH else CEILING_REACH) / CEILING_REACH
     out[21] = gap
 
+    best, edx, edy, _ = _nearest_enemy(st, f, s, gone, 0.0)
+    _object_features(best, edx, edy, look, out, 22)
+    best, hdx, hdy = _nearest_spikes(st, f, 0.0)
+    _object_features(best, hdx, hdy, look, out, 25)
+
+
+@frame_jit
+def _nearest_enemy(st, f, s, gone, ahead):
+    """`speednik.observation._nearest_enemy`, with the enemy's index (-1
+    for none) in place of the enemy."""
     px, py = f[F_X], f[F_Y]
     frame = s[S_FRAME]
     ints, floats = st.ints, st.floats
     best = OBJECT_REACH + 1.0
     edx = edy = 0.0
+    found = -1
     n_enemies = ints[I_NUM_ENEMIES]
     if n_enemies:
         xs = ints[I_ENEMY_SORTED_X]
@@ -287,10 +298,19 @@ def terrain_probes(st, f, s, gone, out):
                 continue
             ex, ey = enemy_position(st, i, frame)
             dx, dy = ex - px, ey - py
+            if ahead != 0.0 and dx * ahead <= 0.0:
+                continue
             d = math.sqrt(dx * dx + dy * dy)
             if d < best:
-                best, edx, edy = d, dx, dy
-    _object_features(best, edx, edy, look, out, 22)
+                best, edx, edy, found = d, dx, dy, i
+    return best, edx, edy, found
+
+
+@frame_jit
+def _nearest_spikes(st, f, ahead):
+    """`speednik.observation._nearest_spikes`."""
+    px, py = f[F_X], f[F_Y]
+    ints, floats = st.ints, st.floats
     best = OBJECT_REACH + 1.0
     hdx = hdy = 0.0
     n_spikes = ints[I_NUM_SPIKES]
@@ -300,10 +320,12 @@ def terrain_probes(st, f, s, gone, out):
         hi = _search_right(floats, xs, n_spikes, px + OBJECT_REACH)
         for j in range(lo, hi):
             dx, dy = floats[xs + j] - px, floats[ys + j] - py
+            if ahead != 0.0 and dx * ahead <= 0.0:
+                continue
             d = math.sqrt(dx * dx + dy * dy)
             if d < best:
                 best, hdx, hdy = d, dx, dy
-    _object_features(best, hdx, hdy, look, out, 25)
+    return best, hdx, hdy
 
 
 @frame_jit
@@ -311,48 +333,16 @@ def hazards_ahead(st, f, s, gone, out):
     look = 1.0 if _looks_right(f, s) else -1.0
     out[28] = 1.0 if s[S_RINGS] > 0 else 0.0
     out[29] = s[S_INVULNERABLE] * _INV_INVULNERABLE
-    px, py = f[F_X], f[F_Y]
-    frame = s[S_FRAME]
-    ints, floats = st.ints, st.floats
-    best = OBJECT_REACH + 1.0
-    edx = edy = vx = vy = 0.0
-    n_enemies = ints[I_NUM_ENEMIES]
-    if n_enemies:
-        xs = ints[I_ENEMY_SORTED_X]
-        lo = _search_left(floats, xs, n_enemies, px - OBJECT_REACH - floats[G_WALKER_SPAN])
-        hi = _search_right(floats, xs, n_enemies, px + OBJECT_REACH)
-        order = ints[I_ENEMY_ORDER]
-        for j in range(lo, hi):
-            i = ints[order + j]
-            if enemy_gone(st, gone, i):
-                continue
-            ex, ey = enemy_position(st, i, frame)
-            dx, dy = ex - px, ey - py
-            if dx * look <= 0.0:
-                continue
-            d = math.sqrt(dx * dx + dy * dy)
-            if d < best:
-                nx, ny = enemy_position(st, i, frame + 1)
-                best, edx, edy, vx, vy = d, dx, dy, nx - ex, ny - ey
+    best, edx, edy, i = _nearest_enemy(st, f, s, gone, look)
     _object_features(best, edx, edy, look, out, 30)
     if best <= OBJECT_REACH:
-        out[33] = vx * look
-        out[34] = vy
+        frame = s[S_FRAME]
+        ex, ey = enemy_position(st, i, frame)
+        nx, ny = enemy_position(st, i, frame + 1)
+        out[33] = (nx - ex) * look
+        out[34] = ny - ey
     else:
         out[33] = 0.0
         out[34] = 0.0
-    best = OBJECT_REACH + 1.0
-    hdx = hdy = 0.0
-    n_spikes = ints[I_NUM_SPIKES]
-    if n_spikes:
-        xs, ys = ints[I_SPIKE_X], ints[I_SPIKE_Y]
-        lo = _search_left(floats, xs, n_spikes, px - OBJECT_REACH)
-        hi = _search_right(floats, xs, n_spikes, px + OBJECT_REACH)
-        for j in range(lo, hi):
-            dx, dy = floats[xs + j] - px, floats[ys + j] - py
-            if dx * look <= 0.0:
-                continue
-            d = math.sqrt(dx * dx + dy * dy)
-            if d < best:
-                best, hdx, hdy = d, dx, dy
+    best, hdx, hdy = _nearest_spikes(st, f, look)
     _object_features(best, hdx, hdy, look, out, 35)
