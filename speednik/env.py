@@ -7,7 +7,7 @@
 
 - actions: Discrete(8), see `speednik.actions`;
 - observations: a float32 Box sized by the chosen encoder ("basic": 12
-  values, "terrain": 28, see `speednik.observation`), or "tokens": a
+  values, "terrain": 28, "hazards": 38, see `speednik.observation`), or "tokens": a
   uint8 Box (200, 3) of `speednik.tokens`;
 - reward: `speednik.reward`, by default its standard table; pass a
   mapping of component weights, or a `CompositeReward` (which the
@@ -87,6 +87,11 @@ OBSERVATION_BOUNDS: dict[str, tuple[float, float]] = {
     "ground_below": (0.0, 1.0), "ceiling_above": (0.0, 1.0), "gap_ahead": (0.0, 1.0),
     "enemy_near": (0.0, 1.0), "enemy_dx": (-1.0, 1.0), "enemy_dy": (-1.0, 1.0),
     "hazard_near": (0.0, 1.0), "hazard_dx": (-1.0, 1.0), "hazard_dy": (-1.0, 1.0),
+    "rings_held": (0.0, 1.0), "invulnerable": (0.0, 1.0),
+    "enemy_ahead_near": (0.0, 1.0), "enemy_ahead_dx": (0.0, 1.0),
+    "enemy_ahead_dy": (-1.0, 1.0), "enemy_ahead_vx": (-16.0, 16.0),
+    "enemy_ahead_vy": (-16.0, 16.0), "spikes_ahead_near": (0.0, 1.0),
+    "spikes_ahead_dx": (0.0, 1.0), "spikes_ahead_dy": (-1.0, 1.0),
 }
 
 

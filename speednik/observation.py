@@ -78,8 +78,9 @@ player's), and they say what protects the player.
 | 37  | spikes_ahead_dy   | as enemy_ahead_dy                                  |
 
 An enemy's motion is where it will be next frame less where it is (a
-walker patrols at about half a pixel a frame, a flyer bobs at 0.8). With
-nothing ahead within 256 px the five (three) values are 0.
+walker patrols at about half a pixel a frame, a flyer bobs at 0.8),
+clipped to the player's top speed, 16. With nothing ahead within 256 px
+the five (three) values are 0.
 """
 from __future__ import annotations
 
@@ -374,6 +375,10 @@ def extract_terrain_observation(sim: SimState) -> np.ndarray:
     return np.array((*_basic_values(sim), *_terrain_probes(sim)), _F32)
 
 
+def _clip_motion(v: float) -> float:
+    return -MAX_X_SPEED if v < -MAX_X_SPEED else (MAX_X_SPEED if v > MAX_X_SPEED else v)
+
+
 def _hazards_ahead(sim: SimState) -> list[float]:
     player = sim.player
     look = 1.0 if _looks_right(player.physics) else -1.0
@@ -382,7 +387,7 @@ def _hazards_ahead(sim: SimState) -> list[float]:
     if best <= OBJECT_REACH:
         ex, ey = enemy_position(enemy, sim.frame)
         nx, ny = enemy_position(enemy, sim.frame + 1)
-        motion = ((nx - ex) * look, ny - ey)
+        motion = (_clip_motion((nx - ex) * look), _clip_motion(ny - ey))
     else:
         motion = (0.0, 0.0)
     return [

@@ -318,6 +318,19 @@ def test_an_enemy_ahead_shows_its_motion_toward_or_away():
     assert h["enemy_ahead_vy"] == pytest.approx(-0.8) and h["enemy_ahead_vx"] == 0.0
 
 
+def test_a_fast_enemy_reads_at_most_the_top_speed_in_both_engines():
+    from speednik.engine import CompiledSim
+
+    stage = flat_stage(enemies=[Enemy("walker", 250.0, FLOOR_Y - 12.0, span=1000.0, period=4)])
+    sim = settled(stage)
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    sim.frame = 0                 # 500 px a frame to the right
+    h = hazards(sim)
+    assert h["enemy_ahead_vx"] == 16.0
+    np.testing.assert_array_equal(CompiledSim(sim).observe("hazards"),
+                                  extract_hazard_observation(sim))
+
+
 def test_rings_held_and_invulnerability():
     sim = settled(flat_stage())
     h = hazards(sim)

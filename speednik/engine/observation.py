@@ -60,6 +60,7 @@ from speednik.observation import (
     _INV_SPEED,
     _INV_TIME,
 )
+from speednik.constants import MAX_X_SPEED
 from speednik.observation import GROUND_AHEAD as _GROUND_AHEAD
 from speednik.engine.player import MODE_OF_ANGLE, radii
 from speednik.player import FLOOR_MODE
@@ -329,6 +330,11 @@ def _nearest_spikes(st, f, ahead):
 
 
 @frame_jit
+def _clip_motion(v):
+    return -MAX_X_SPEED if v < -MAX_X_SPEED else (MAX_X_SPEED if v > MAX_X_SPEED else v)
+
+
+@frame_jit
 def hazards_ahead(st, f, s, gone, out):
     look = 1.0 if _looks_right(f, s) else -1.0
     out[28] = 1.0 if s[S_RINGS] > 0 else 0.0
@@ -339,8 +345,8 @@ def hazards_ahead(st, f, s, gone, out):
         frame = s[S_FRAME]
         ex, ey = enemy_position(st, i, frame)
         nx, ny = enemy_position(st, i, frame + 1)
-        out[33] = (nx - ex) * look
-        out[34] = ny - ey
+        out[33] = _clip_motion((nx - ex) * look)
+        out[34] = _clip_motion(ny - ey)
     else:
         out[33] = 0.0
         out[34] = 0.0
