@@ -40,6 +40,7 @@ TEST_SETS = ("gen:medium:1000-1099", "gen:hard:1000-1099")
 UNTOUCHED = ("gen:medium:20000-20199", "gen:hard:20000-20199")
 # The README's recipe, less --seed and --out.
 RECIPE = ("--stage gen:medium:0-31 gen:hard:0-31 --stages-per-generation 32 "
+          "--validation-stage gen:medium:2000-2049 gen:hard:2000-2049 "
           f"--test-stage {' '.join(TEST_SETS)} --test-every 25 --observation hazards "
           "--algorithm cmaes --init-sigma 0.5 --population 80 --generations 150").split()
 # `make bench`: the same recipe, a few generations and a small test set.
