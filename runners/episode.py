@@ -191,7 +191,6 @@ class EpisodeRunner:
 
         total = 0.0
         frames = 0
-        last_gain = 0       # the last frame that pushed max_x
         held = False
         action = 0
         left = 0            # frames still to play of the current decision
@@ -213,9 +212,7 @@ class EpisodeRunner:
             if events and (sim.goal_reached or sim.player_dead):
                 reason = "goal" if sim.goal_reached else "death"
                 break
-            if sim.max_x_gain:
-                last_gain = frames
-            elif frames - last_gain >= stall:
+            if sim.frames_without_gain >= stall:
                 reason = "stalled"
                 break
             if frames >= max_steps:

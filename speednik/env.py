@@ -7,8 +7,9 @@
 
 - actions: Discrete(8), see `speednik.actions`;
 - observations: a float32 Box sized by the chosen encoder ("basic": 12
-  values, "terrain": 28, "hazards": 38, see `speednik.observation`), or "tokens": a
-  uint8 Box (200, 3) of `speednik.tokens`;
+  values, "terrain": 28, "hazards": 38, "stall": 39, see
+  `speednik.observation`), or "tokens": a uint8 Box (200, 3) of
+  `speednik.tokens`;
 - reward: `speednik.reward`, by default its standard table; pass a
   mapping of component weights, or a `CompositeReward` (which the
   environment then owns: do not share one between environments);
@@ -92,6 +93,7 @@ OBSERVATION_BOUNDS: dict[str, tuple[float, float]] = {
     "enemy_ahead_dy": (-1.0, 1.0), "enemy_ahead_vx": (-16.0, 16.0),
     "enemy_ahead_vy": (-16.0, 16.0), "spikes_ahead_near": (0.0, 1.0),
     "spikes_ahead_dx": (0.0, 1.0), "spikes_ahead_dy": (-1.0, 1.0),
+    "stalled_for": (0.0, 1.0),
 }
 
 

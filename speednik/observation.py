@@ -81,6 +81,17 @@ An enemy's motion is where it will be next frame less where it is (a
 walker patrols at about half a pixel a frame, a flyer bobs at 0.8),
 clipped to the player's top speed, 16. With nothing ahead within 256 px
 the five (three) values are 0.
+
+"stall" (39 values, `extract_stall_observation`): the 38 of "hazards",
+then a clock of how long the player has gone without getting further.
+Every other value can stay the same frame after frame (pushing against
+a step it did not jump, rocking in a half-pipe too slow to leave it), and
+a policy that sees only those repeats the same action for ever; the
+clock lets it try something else when nothing has worked for a while.
+
+| idx | name         | value                                                   |
+|-----|--------------|---------------------------------------------------------|
+| 38  | stalled_for  | frames since max_x last grew / 240, at most 1           |
 """
 from __future__ import annotations
 
@@ -122,6 +133,9 @@ HAZARD_NAMES: tuple[str, ...] = TERRAIN_NAMES + (
 )
 HAZARD_OBS_DIM = len(HAZARD_NAMES)
 
+STALL_NAMES: tuple[str, ...] = HAZARD_NAMES + ("stalled_for",)
+STALL_OBS_DIM = len(STALL_NAMES)
+
 WALL_REACH = 128
 GROUND_AHEAD = (32, 96, 192)
 # Ground probes start this far above the centre so a step up is found.
@@ -131,12 +145,16 @@ DROP_NORM = 64.0
 BELOW_REACH = 128
 CEILING_REACH = 64
 OBJECT_REACH = 256.0
+# Frames without progress that fill the stall clock: the stall rule of an
+# evolution run's episodes (4 s) ends them there.
+STALL_NORM = 240
 # Below this speed (px/frame) the probes follow the facing, not the motion.
 LOOK_SPEED = 1.0
 
 _INV_SPEED = 1.0 / MAX_X_SPEED
 _INV_TIME = 1.0 / TIME_NORM
 _INV_INVULNERABLE = 1.0 / INVULNERABLE_FRAMES
+_INV_STALL = 1.0 / STALL_NORM
 _F32 = np.float32
 
 
@@ -404,6 +422,18 @@ def extract_hazard_observation(sim: SimState) -> np.ndarray:
     return np.array((*_basic_values(sim), *_terrain_probes(sim), *_hazards_ahead(sim)), _F32)
 
 
+def stall_clock(sim: SimState) -> float:
+    clock = sim.frames_without_gain * _INV_STALL
+    return 1.0 if clock > 1.0 else clock
+
+
+def extract_stall_observation(sim: SimState) -> np.ndarray:
+    """The 39-value "stall" observation (table in the module docstring):
+    "hazards", then the stall clock."""
+    return np.array((*_basic_values(sim), *_terrain_probes(sim), *_hazards_ahead(sim),
+                     stall_clock(sim)), _F32)
+
+
 # -- the registry ---------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -440,6 +470,10 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "hazards", HAZARD_OBS_DIM, extract_hazard_observation, HAZARD_NAMES,
         "terrain plus rings held, invulnerability, and the enemy (with its motion) "
         "and spikes ahead", compiled=True),
+    "stall": ObservationEncoder(
+        "stall", STALL_OBS_DIM, extract_stall_observation, STALL_NAMES,
+        "hazards plus a clock of the frames since the player last got further",
+        compiled=True),
 }
 DEFAULT_OBSERVATION = "basic"
 

@@ -55,6 +55,9 @@ class SimState:
     # How far the last frame pushed max_x_reached (0.0: not at all), for
     # whoever needs "was there progress" without tracking it again.
     max_x_gain: float = 0.0
+    # Frames in a row that left max_x_reached where it was: how long the
+    # player has been stuck (the stall rule and the stall observation).
+    frames_without_gain: int = 0
     rings_collected: int = 0
     deaths: int = 0
     goal_reached: bool = False
@@ -83,7 +86,7 @@ class SimState:
             self.stage, self.player.copy(),
             bytearray(self.ring_taken), bytearray(self.enemy_destroyed),
             bytearray(self.checkpoint_hit), self.frame, self.max_x_reached,
-            self.max_x_gain, self.rings_collected, self.deaths, self.goal_reached,
+            self.max_x_gain, self.frames_without_gain, self.rings_collected, self.deaths, self.goal_reached,
             self.player_dead, self.death_cause,
         )
 
@@ -115,9 +118,11 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
     """
     if sim.player_dead:
         sim.max_x_gain = 0.0
+        sim.frames_without_gain += 1
         return [DeathEvent(sim.death_cause)]
     if sim.goal_reached:
         sim.max_x_gain = 0.0
+        sim.frames_without_gain += 1
         return []
     events: list[Event] = []
     player = sim.player
@@ -149,8 +154,10 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
     if p.x > sim.max_x_reached:
         sim.max_x_gain = p.x - sim.max_x_reached
         sim.max_x_reached = p.x
+        sim.frames_without_gain = 0
     else:
         sim.max_x_gain = 0.0
+        sim.frames_without_gain += 1
     if not sim.player_dead and p.x >= stage.goal.x:
         sim.goal_reached = True
         events.append(GoalReachedEvent(sim.frame))

@@ -23,7 +23,7 @@ from speednik.tokens import FEATURE_IDS
 from stage_fixtures import flat_stage, pit_stage
 
 INFO_KEYS = {"frame", "x", "y", "max_x", "rings", "deaths", "goal_reached"}
-OBSERVATION_KINDS = ("basic", "terrain", "hazards", "tokens")
+OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "tokens")
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -38,7 +38,8 @@ def strict_check(env):
 
 @pytest.mark.parametrize("observation, shape, dtype", [
     ("basic", (12,), np.float32), ("terrain", (28,), np.float32),
-    ("hazards", (38,), np.float32), ("tokens", (200, 3), np.uint8)])
+    ("hazards", (38,), np.float32), ("stall", (39,), np.float32),
+    ("tokens", (200, 3), np.uint8)])
 def test_spaces(observation, shape, dtype):
     env = SpeednikEnv(flat_stage(), observation=observation)
     assert env.action_space == gymnasium.spaces.Discrete(8)
@@ -325,7 +326,7 @@ def test_registration_works_in_any_import_order(imports, env_id):
 
 # -- bounds and stepping past the end ---------------------------------------------------
 
-@pytest.mark.parametrize("observation", ["basic", "terrain", "hazards"])
+@pytest.mark.parametrize("observation", ["basic", "terrain", "hazards", "stall"])
 def test_observation_bounds_are_finite_and_hold_in_play(observation):
     from speednik.observation import get_observation
     for stage in ("hillside", "pipeworks", "skybridge"):

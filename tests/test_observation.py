@@ -17,11 +17,15 @@ from speednik.observation import (
     OBS_DIM,
     OBS_NAMES,
     OBSERVATIONS,
+    STALL_NAMES,
+    STALL_NORM,
+    STALL_OBS_DIM,
     TERRAIN_NAMES,
     TERRAIN_OBS_DIM,
     ObservationEncoder,
     extract_hazard_observation,
     extract_observation,
+    extract_stall_observation,
     extract_terrain_observation,
     get_observation,
     list_observations,
@@ -443,18 +447,85 @@ def test_rays_outside_the_stage():
     assert ray(tiles, UP, 100, 5000, 0, 64) == (65, 0)
 
 
+# -- the stall clock -------------------------------------------------------------
+
+def stall_clock(sim) -> float:
+    return float(extract_stall_observation(sim)[STALL_NAMES.index("stalled_for")])
+
+
+def test_stall_starts_with_the_hazard_values():
+    sim = settled(flat_stage(enemies=[Enemy("walker", 260.0, FLOOR_Y - 12.0, span=20.0)]))
+    place(sim, 200.0, STAND_Y, x_vel=2.0, facing_right=True)
+    out = extract_stall_observation(sim)
+    assert STALL_NAMES[:HAZARD_OBS_DIM] == HAZARD_NAMES and STALL_NAMES[-1] == "stalled_for"
+    np.testing.assert_array_equal(out[:HAZARD_OBS_DIM], extract_hazard_observation(sim))
+
+
+@pytest.mark.parametrize("engine", ["readable", "compiled"])
+def test_the_stall_clock_fills_against_a_wall_and_empties_on_progress(engine):
+    """Pushing against a step it cannot climb, the player gets no further:
+    the clock counts those frames up to 1; the first frame past the best
+    x empties it."""
+    from speednik.engine import CompiledSim
+
+    sim = settled(wall_stage(wall_x=256, wall_height=48))
+    place(sim, 200.0, STAND_Y, facing_right=True)
+    if engine == "compiled":
+        sim = CompiledSim(sim)
+        step, clock = sim.step, (lambda: float(sim.observe("stall")[-1]))
+    else:
+        step, clock = (lambda inp: sim_step(sim, inp)), (lambda: stall_clock(sim))
+    right = InputState(right=True)
+    seen = []
+    for _ in range(2 * STALL_NORM):
+        step(right)
+        seen.append(clock())
+    # Running to the wall gains ground every frame; at the wall the player
+    # jitters, creeping a fraction of a pixel further now and then, until
+    # it can get no further at all.
+    assert seen[:30] == [0.0] * 30
+    last_gain = max(i for i, v in enumerate(seen) if v == 0.0)
+    assert last_gain < STALL_NORM - 30
+    after = seen[last_gain:]
+    assert after == pytest.approx([min(k / STALL_NORM, 1.0) for k in range(len(after))],
+                                  abs=1e-6)
+    assert seen[-1] == 1.0
+    # A jump clears the wall: the clock drops to 0 on the first new best x.
+    held = False
+    for _ in range(120):
+        inp, held = action_to_input(5, held)      # right + jump
+        step(inp)
+        if clock() == 0.0:
+            break
+    assert clock() == 0.0
+
+
+def test_the_stall_clock_counts_going_back_and_standing_still():
+    sim = settled(flat_stage())
+    place(sim, 300.0, STAND_Y, facing_right=True)
+    sim.max_x_reached = 300.0
+    sim.frames_without_gain = 0
+    for _ in range(30):
+        sim_step(sim, InputState(left=True))
+    assert stall_clock(sim) == pytest.approx(30 / STALL_NORM)
+    for _ in range(30):
+        sim_step(sim, InputState())
+    assert stall_clock(sim) == pytest.approx(60 / STALL_NORM)
+
+
 # -- registry -------------------------------------------------------------------
 
 def test_registry_names_and_sizes():
-    assert list_observations() == ("basic", "terrain", "hazards")
+    assert list_observations() == ("basic", "terrain", "hazards", "stall")
     basic, ter = get_observation("basic"), get_observation("terrain")
-    haz = get_observation("hazards")
+    haz, stall = get_observation("hazards"), get_observation("stall")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
     assert (ter.name, ter.size) == ("terrain", TERRAIN_OBS_DIM)
     assert (haz.name, haz.size) == ("hazards", HAZARD_OBS_DIM) == ("hazards", 38)
+    assert (stall.name, stall.size) == ("stall", STALL_OBS_DIM) == ("stall", 39)
     assert OBSERVATIONS["basic"] is basic
     assert get_observation(basic) is basic
-    for enc in (basic, ter, haz):
+    for enc in (basic, ter, haz, stall):
         assert len(enc.feature_names) == enc.size
 
 
@@ -465,7 +536,7 @@ def test_unknown_observation_lists_the_accepted_names(bad):
     assert "'basic'" in str(err.value) and "'terrain'" in str(err.value)
 
 
-@pytest.mark.parametrize("name", ["basic", "terrain", "hazards"])
+@pytest.mark.parametrize("name", ["basic", "terrain", "hazards", "stall"])
 def test_encoders_are_callable_and_picklable(name):
     enc = get_observation(name)
     sim = settled(flat_stage())

@@ -31,6 +31,7 @@ from speednik.engine.layout import (
     S_FRAME,
     S_GOAL_REACHED,
     S_RINGS_COLLECTED,
+    S_WITHOUT_GAIN,
 )
 from speednik.engine.lowering import I_NUM_CHECKPOINTS, I_NUM_ENEMIES, I_NUM_RINGS, I_WIDTH
 from speednik.engine.observation import observe
@@ -83,7 +84,6 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
 
     total = 0.0
     frames = 0
-    last_gain = 0
     held = False
     action = 0
     left = 0
@@ -110,9 +110,7 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
         if n > 0 and (s[S_GOAL_REACHED] or s[S_DEAD]):
             reason = DONE_GOAL if s[S_GOAL_REACHED] else DONE_DEATH
             break
-        if f[F_MAX_X_GAIN]:
-            last_gain = frames
-        elif frames - last_gain >= stall_frames:
+        if s[S_WITHOUT_GAIN] >= stall_frames:
             reason = DONE_STALLED
             break
         if frames >= max_steps:

@@ -41,7 +41,8 @@ S_DEATHS = 12
 S_GOAL_REACHED = 13
 S_DEAD = 14          # SimState.player_dead
 S_DEATH_CAUSE = 15   # SimState.death_cause: an index into SOURCES, NO_CAUSE while alive
-NUM_S = 16
+S_WITHOUT_GAIN = 16  # SimState.frames_without_gain
+NUM_S = 17
 
 # -- events: one row of EVENT_WIDTH float64 values each ------------------------------
 EV_RING = 0          # x, y

@@ -41,6 +41,7 @@ from speednik.engine.layout import (
     S_RINGS_COLLECTED,
     S_ROLLING,
     S_STATE,
+    S_WITHOUT_GAIN,
     SOURCES,
 )
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
@@ -212,6 +213,7 @@ def state_arrays(sim) -> tuple[np.ndarray, np.ndarray]:
     s[S_DEATHS], s[S_GOAL_REACHED] = sim.deaths, sim.goal_reached
     s[S_DEAD] = sim.player_dead
     s[S_DEATH_CAUSE] = death_cause_code(sim.death_cause)
+    s[S_WITHOUT_GAIN] = sim.frames_without_gain
     return f, s
 
 
@@ -233,6 +235,7 @@ def write_state(sim, f: np.ndarray, s: np.ndarray) -> None:
     sim.deaths, sim.goal_reached = int(s[S_DEATHS]), bool(s[S_GOAL_REACHED])
     sim.player_dead = bool(s[S_DEAD])
     sim.death_cause = death_cause_name(int(s[S_DEATH_CAUSE]))
+    sim.frames_without_gain = int(s[S_WITHOUT_GAIN])
 
 
 def death_cause_code(cause: str) -> int:

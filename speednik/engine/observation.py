@@ -1,4 +1,4 @@
-"""The "basic", "terrain" and "hazards" observations
+"""The "basic", "terrain", "hazards" and "stall" observations
 (`speednik.observation`), compiled: written into a float32 array instead
 of returned."""
 from __future__ import annotations
@@ -21,6 +21,7 @@ from speednik.engine.layout import (
     S_ON_GROUND,
     S_RINGS,
     S_ROLLING,
+    S_WITHOUT_GAIN,
 )
 from speednik.engine.lowering import (
     G_GOAL_X,
@@ -54,10 +55,12 @@ from speednik.observation import (
     LOOK_SPEED,
     OBJECT_REACH,
     OBS_DIM,
+    STALL_OBS_DIM,
     TERRAIN_OBS_DIM,
     WALL_REACH,
     _INV_INVULNERABLE,
     _INV_SPEED,
+    _INV_STALL,
     _INV_TIME,
 )
 from speednik.constants import MAX_X_SPEED
@@ -69,11 +72,12 @@ from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 GROUND_NEAR, GROUND_MID, GROUND_FAR = _GROUND_AHEAD
 
 # Observation kinds, by their index in this tuple.
-OBSERVATION_KINDS = ("basic", "terrain", "hazards")
+OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall")
 OBS_BASIC = 0
 OBS_TERRAIN = 1
 OBS_HAZARDS = 2
-OBS_SIZES = (OBS_DIM, TERRAIN_OBS_DIM, HAZARD_OBS_DIM)
+OBS_STALL = 3
+OBS_SIZES = (OBS_DIM, TERRAIN_OBS_DIM, HAZARD_OBS_DIM, STALL_OBS_DIM)
 
 
 @frame_jit
@@ -97,10 +101,13 @@ def basic_values(st, f, s, out):
 @frame_jit
 def observe(kind, st, f, s, gone, out):
     basic_values(st, f, s, out)
-    if kind == OBS_TERRAIN or kind == OBS_HAZARDS:
+    if kind != OBS_BASIC:
         terrain_probes(st, f, s, gone, out)
-    if kind == OBS_HAZARDS:
+    if kind == OBS_HAZARDS or kind == OBS_STALL:
         hazards_ahead(st, f, s, gone, out)
+    if kind == OBS_STALL:
+        clock = s[S_WITHOUT_GAIN] * _INV_STALL
+        out[38] = 1.0 if clock > 1.0 else clock
 
 
 # -- terrain probes -----------------------------------------------------------

@@ -17,6 +17,7 @@ from speednik.engine.layout import (
     S_DEATH_CAUSE,
     S_FRAME,
     S_GOAL_REACHED,
+    S_WITHOUT_GAIN,
     SOURCE_PIT,
 )
 from speednik.engine.lowering import G_GOAL_X, I_HEIGHT, I_WIDTH
@@ -30,9 +31,11 @@ def sim_step(st, f, s, gone, left, right, jump_pressed, jump_held, down_held, ev
     """Advance one frame; returns how many events it wrote to `ev`."""
     if s[S_DEAD]:
         f[F_MAX_X_GAIN] = 0.0
+        s[S_WITHOUT_GAIN] += 1
         return add_event(ev, 0, EV_DEATH, s[S_DEATH_CAUSE], 0.0, 0.0)
     if s[S_GOAL_REACHED]:
         f[F_MAX_X_GAIN] = 0.0
+        s[S_WITHOUT_GAIN] += 1
         return 0
     n = 0
     prev_x = f[F_X]
@@ -61,8 +64,10 @@ def sim_step(st, f, s, gone, left, right, jump_pressed, jump_held, down_held, ev
     if f[F_X] > f[F_MAX_X]:
         f[F_MAX_X_GAIN] = f[F_X] - f[F_MAX_X]
         f[F_MAX_X] = f[F_X]
+        s[S_WITHOUT_GAIN] = 0
     else:
         f[F_MAX_X_GAIN] = 0.0
+        s[S_WITHOUT_GAIN] += 1
     if not s[S_DEAD] and f[F_X] >= st.floats[G_GOAL_X]:
         s[S_GOAL_REACHED] = 1
         n = add_event(ev, n, EV_GOAL, s[S_FRAME], 0.0, 0.0)
