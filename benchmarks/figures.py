@@ -1,12 +1,13 @@
 """Every table of figures in the README, printed again from the current code.
 
-    python benchmarks/figures.py                  all of them (about two hours on 2 cores)
+    python benchmarks/figures.py                  all of them (about two and a half hours on 2 cores)
     python benchmarks/figures.py --only main baselines
 
 Sections, each named beside its table in the README:
 - main:            what to expect of `evolution.run` on the built-in stages
 - baselines:       `python -m runners.baselines --markdown`
-- generalisation:  the generalisation recipe per seed (benchmarks/generalization.py)
+- generalisation:  the generalisation recipe per seed, and its earlier steps
+                   (benchmarks/generalization.py, --variant terrain and hazards)
 - compare:         the README's `evolution.compare` command
 
 `make figures` runs them all. Speed figures are `make bench`'s.
@@ -74,6 +75,8 @@ def baselines() -> None:
 
 def generalisation() -> None:
     python("benchmarks/generalization.py", check=True)
+    for earlier in ("terrain", "hazards"):     # the table of the recipe's steps
+        python("benchmarks/generalization.py", "--variant", earlier, check=True)
 
 
 def compare() -> None:

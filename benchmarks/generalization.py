@@ -5,6 +5,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --short         a few generations (make bench)
     python benchmarks/generalization.py --variant ga-32 the same task with the genetic algorithm
+    python benchmarks/generalization.py --variant hazards  the recipe before the stall clock
 
 For each seed it runs `python -m evolution.run` with the recipe's options
 (`RECIPE`, the same line the README shows) into a fresh directory, then
@@ -58,6 +59,12 @@ VARIANTS = {
     "ga-16": [*_TASK, "--stages-per-generation", "16", "--algorithm", "ga",
               "--population", "80", "--generations", "200"],
 }
+# The recipe's earlier steps: an observation without the stall clock
+# (hazards) or without what lies ahead (terrain), 32 of the 64 training
+# stages a generation.
+for _earlier in ("hazards", "terrain"):
+    VARIANTS[_earlier] = [*(_earlier if a == "stall" else a for a in RECIPE),
+                          "--stages-per-generation", "32"]
 TARGET = {"medium": 0.97, "hard": 0.95}
 TRAINING_TARGET = 0.98
 TIME_LIMIT = 15 * 60
@@ -138,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--short", action="store_true", help="the short setting of make bench")
     p.add_argument("--keep", type=Path, help="keep the run directories here")
     p.add_argument("--variant", choices=VARIANTS, default="recipe",
-                   help="the recipe, or the same task with the genetic algorithm")
+                   help="the recipe, the same task with the genetic algorithm, or the "
+                        "recipe's earlier steps (hazards, terrain)")
     a = p.parse_args(argv)
     args = SHORT if a.short else VARIANTS[a.variant]
     seeds = [0] if a.short and a.seeds == [0, 1, 2] else a.seeds
