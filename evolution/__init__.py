@@ -10,6 +10,11 @@ of `runners.policies` (linear or MLP).
 """
 from __future__ import annotations
 
+# Before anything imports numpy: its kernels are chosen when it loads.
+from evolution.numeric_env import pin_kernels
+
+pin_kernels()
+
 from evolution.config import ConfigError, EvolutionConfig
 from evolution.checkpoint import CheckpointError, load_checkpoint
 

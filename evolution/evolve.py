@@ -32,7 +32,7 @@ from evolution.generation import (
     new_hall_of_fame,
     new_logbook,
 )
-from evolution.outputs import keep_stage_copies, write_config
+from evolution.outputs import keep_stage_copies, read_config_data, write_config
 from evolution.reporters import Console, HeldOut, LogbookFollower, Reporter, RunFiles
 from evolution.strategy import Strategy, get_strategy
 from evolution.validation import Validation
@@ -264,7 +264,8 @@ def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],
              size: int) -> None:
     """The run as its checkpoint left it."""
     ckpt = load_checkpoint(run_dir)
-    write_config(run_dir, run.config)  # the new generation total
+    # The new generation total, and the numeric environment of the start.
+    write_config(run_dir, run.config, read_config_data(run_dir).get("numeric"))
     population = []
     for genome, fit in ckpt.population:
         ind = make_individual(genome)

@@ -19,6 +19,7 @@ import numpy as np
 
 from evolution.config import EvolutionConfig
 from evolution.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS
+from evolution.numeric_env import numeric_environment
 from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from runners.genome_file import BEST_NAME, STAGE_COPIES, json_limit, write_genome_file
 
@@ -50,12 +51,17 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def write_config(run_dir: Path, config: EvolutionConfig) -> None:
+def write_config(run_dir: Path, config: EvolutionConfig,
+                 numeric: dict[str, Any] | None = None) -> None:
+    """config.json; `numeric` is the numeric environment the run started
+    in (this process's when not given): a resumed run keeps the record of
+    its first start."""
     atomic_write_json(Path(run_dir) / CONFIG_NAME, {
         "format": RUN_FORMAT,
         "settings": config.to_dict(),
         "seed": config.seed,
         "versions": package_versions(),
+        "numeric": numeric or numeric_environment(),
     })
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from evolution.checkpoint import CHECKPOINT_NAME, CheckpointError
 from evolution.config import STAGE_BYTES, ConfigError, EvolutionConfig, available_memory
-from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError
+from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError, read_config_data
+from evolution.numeric_env import differences, numeric_environment
 from evolution.resume import config_for_resume
 from evolution.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
 from evolution.run_lines import ClusterLines, format_time, make_reporter, policy_words, where_it_runs
@@ -101,6 +102,12 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
         return _error(str(exc))
     if note:
         print(f"evolution.run: note: {note}", file=sys.stderr)
+    if args.resume is not None:
+        changed = numeric_differences(run_dir)
+        if changed:
+            print(f"evolution.run: note: this machine computes with other numeric "
+                  f"kernels or versions than the run's start ({'; '.join(changed)}); "
+                  f"the resumed run may depart from an uninterrupted one", file=sys.stderr)
 
     # Imported here so --help and argument errors stay fast.
     from evolution.evolve import evolve
@@ -212,6 +219,12 @@ def _prepare_engine(quiet: bool) -> None:
         raise
     if not quiet:
         print(f"ready in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def numeric_differences(run_dir: Path) -> list[str]:
+    """What of the numeric environment that decides a run's arithmetic
+    differs here from what the run's config.json recorded at its start."""
+    return differences(read_config_data(run_dir).get("numeric"), numeric_environment())
 
 
 def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None]:

@@ -7,11 +7,13 @@ do that only for a deliberate change to what a run computes, never to make
 a refactor pass. `python tests/reference_runs.py --check OUT` writes what
 the runs give now (straight, resumed, readable engine) to OUT as JSON.
 
-Both run under `PINNED_ARITHMETIC`. CMA-ES does its linear algebra in
-numpy, which picks OpenBLAS kernels and its own SIMD loops by the CPU it
-finds, and those round differently: the same seed on an AVX-512 machine
-and on an AVX2 one gives two different runs. Pinned to the AVX2 kernels
-the fixture holds on any x86-64 machine with AVX2.
+Both run in a fresh interpreter with no numeric setting made by hand:
+CMA-ES does its linear algebra in numpy, whose loops round differently
+on AVX-512 and AVX2 machines, and importing `evolution` first pins them
+to AVX2 (`evolution.numeric_env`), so the fixture holds on any x86-64
+machine with AVX2. `--numeric OUT` writes the digests of short CMA-ES,
+OpenAI-ES and MAP-Elites runs and the kernels they ran on, for comparing
+the default with other numeric settings.
 """
 from __future__ import annotations
 
@@ -22,13 +24,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+# Before numpy: importing evolution pins the numeric kernels.
+import evolution  # noqa: F401
 import numpy as np
 
+from evolution.numeric_env import OPT_OUT, PINNED_KERNELS, numeric_environment
+
 FIXTURE = Path(__file__).parent / "fixtures" / "reference_runs.json"
-# Read by OpenBLAS and numpy when numpy is imported, so only a fresh
-# interpreter can be given them.
-PINNED_ARITHMETIC = {"OPENBLAS_CORETYPE": "Haswell",
-                     "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
 # Compared with the fixture on the readable engine as well.
 READABLE_RUNS = ("ga-mlp-terrain", "cmaes-linear-terrain")
 
@@ -118,22 +120,44 @@ def check(tmp: Path) -> dict:
     }
 
 
-def pinned(argv: list[str]) -> subprocess.CompletedProcess:
-    """This script run with `argv` in a fresh interpreter with the pinned
-    arithmetic."""
+# Short runs of the searches that do numpy arithmetic; the CMA-ES one
+# departs from its pinned self on an AVX-512 machine left unpinned.
+NUMERIC_RUNS: dict[str, dict] = {
+    algorithm: dict(RUNS["cmaes-linear-terrain"], algorithm=algorithm)
+    for algorithm in ("cmaes", "openai-es", "map-elites")}
+
+
+def numeric(tmp: Path) -> dict:
+    """The kernels this process computes with, and a digest of each of
+    NUMERIC_RUNS."""
+    from evolution.config import EvolutionConfig
+    from evolution.evolve import evolve
+
+    runs = {}
+    for name, settings in NUMERIC_RUNS.items():
+        evolve(EvolutionConfig(**{**COMMON, **settings}), tmp / name)
+        runs[name] = digest(tmp / name)
+    return {"environment": numeric_environment(), "runs": runs}
+
+
+def fresh(argv: list[str], **environ: str) -> subprocess.CompletedProcess:
+    """This script run with `argv` in a fresh interpreter, with the numeric
+    settings of `environ` and none other made by hand."""
+    env = {k: v for k, v in os.environ.items() if k not in (*PINNED_KERNELS, OPT_OUT)}
     return subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True,
-                          env={**os.environ, **PINNED_ARITHMETIC})
+                          env={**env, **environ})
 
 
 def main(argv: list[str]) -> None:
     import tempfile
 
-    if any(os.environ.get(k) != v for k, v in PINNED_ARITHMETIC.items()):
-        done = pinned(argv)
-        sys.stdout.write(done.stdout)
-        sys.stderr.write(done.stderr)
-        raise SystemExit(done.returncode)
     with tempfile.TemporaryDirectory() as tmp:
+        if argv[:1] == ["--numeric"]:
+            Path(argv[1]).write_text(json.dumps(numeric(Path(tmp))))
+            return
+        if not numeric_environment()["pinned"]:
+            raise SystemExit(f"the reference runs need the pinned numeric kernels: unset "
+                             f"{OPT_OUT}, OPENBLAS_CORETYPE and NPY_DISABLE_CPU_FEATURES")
         if argv[:1] == ["--check"]:
             Path(argv[1]).write_text(json.dumps(check(Path(tmp))))
             return

@@ -1,14 +1,15 @@
 """Runs of every search, policy and observation give what they gave when
 the fixture was recorded: straight through, resumed, and on the readable
 engine (see reference_runs.py). They run in one fresh interpreter with the
-arithmetic pinned, so the fixture holds whatever CPU runs the tests."""
+defaults, which pin the numeric kernels, so the fixture holds whatever CPU
+runs the tests."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from reference_runs import FIXTURE, READABLE_RUNS, RUNS, pinned
+from reference_runs import FIXTURE, READABLE_RUNS, RUNS, fresh
 
 RECORDED = json.loads(FIXTURE.read_text())
 
@@ -16,7 +17,7 @@ RECORDED = json.loads(FIXTURE.read_text())
 @pytest.fixture(scope="module")
 def now(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("reference") / "now.json"
-    done = pinned(["--check", str(out)])
+    done = fresh(["--check", str(out)])
     assert done.returncode == 0, done.stderr
     return json.loads(out.read_text())
 

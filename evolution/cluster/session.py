@@ -15,6 +15,7 @@ from runners.pool import MAX_WORKER_DEATHS
 
 from evolution.cluster.errors import ClusterError, Stopped
 from evolution.cluster.task import DEFAULT_POLICY, evaluate_chunk, prepare_worker, stage_payload
+from evolution.numeric_env import differences, numeric_environment
 from evolution.scheduler_address import LOCAL, check_scheduler
 
 log = logging.getLogger("evolution.cluster")
@@ -139,7 +140,7 @@ class DaskSession:
 
     def _prepare_workers(self) -> None:
         try:
-            self.client.run(prepare_worker)
+            environments = self.client.run(prepare_worker)
         except (ImportError, AttributeError) as exc:
             raise ClusterError(
                 f"a Dask worker of {self.address} cannot import this project "
@@ -152,6 +153,21 @@ class DaskSession:
                 f"the Dask workers of {self.address} cannot load the engine "
                 f"({type(exc).__name__}: {exc}); is speednik-evolve, the same version, "
                 f"installed on every machine of the cluster?") from None
+        self._compare_numeric(environments)
+
+    def _compare_numeric(self, environments: dict[str, dict]) -> None:
+        """One line if a worker computes with other numeric kernels or
+        versions than this process: the episodes do not depend on them,
+        but whatever numpy arithmetic a worker does would."""
+        here = numeric_environment()
+        for worker, there in sorted(environments.items()):
+            changed = differences(here, there)
+            if changed:
+                self.notify(
+                    f"the Dask worker {worker} computes with other numeric kernels or "
+                    f"versions than this run ({'; '.join(changed)}); start workers with "
+                    f"`python -m evolution.cluster.worker ADDRESS` to pin them as a run is")
+                return
 
     def __exit__(self, *exc) -> None:
         if self.client is not None:

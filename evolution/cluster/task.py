@@ -137,14 +137,14 @@ def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
     return pack_results([r.to_dict() for r in results])
 
 
-def prepare_worker() -> int:
+def prepare_worker() -> dict:
     """Load the compiled engine on a worker (compile it if its machine has
-    no cache yet), so the first generation is not slowed; its process id."""
-    import os
-
+    no cache yet), so the first generation is not slowed; the worker's
+    numeric environment, for the run to compare with its own."""
+    from evolution.numeric_env import numeric_environment
     from speednik.engine import warm_up
 
     warm_up()
-    return os.getpid()
+    return numeric_environment()
 
 
