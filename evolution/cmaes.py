@@ -10,17 +10,15 @@ checkpointed with the strategy.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from deap import cma
 
 from evolution.checkpoint import CheckpointError
 from evolution.generation import make_individual
-from evolution.strategy import Strategy
+from evolution.strategy import SearchSettings, Strategy
 
-if TYPE_CHECKING:
-    from evolution.config import EvolutionConfig
 
 # The strategy's arrays and numbers that change as it learns; everything
 # else it holds is computed from the dimension and population size.
@@ -32,7 +30,7 @@ class CMAES(Strategy):
     """ask() -> a generation of individuals; tell(evaluated) updates the
     distribution; state() / from_state() for the checkpoint."""
 
-    def __init__(self, config: EvolutionConfig, size: int) -> None:
+    def __init__(self, config: SearchSettings, size: int) -> None:
         super().__init__(config, size)
         self.strategy = cma.Strategy(centroid=np.zeros(size), sigma=config.init_sigma,
                                      lambda_=config.population)
@@ -70,7 +68,7 @@ class CMAES(Strategy):
         return {"arrays": arrays, "meta": meta}
 
     @classmethod
-    def from_state(cls, config: EvolutionConfig, size: int,
+    def from_state(cls, config: SearchSettings, size: int,
                    state: dict | None) -> CMAES:
         if state is None:
             raise CheckpointError("the checkpoint holds no CMA-ES state")

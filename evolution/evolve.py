@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
-from deap import tools
 
 from evolution.checkpoint import CheckpointError, load_checkpoint
 from evolution.cluster import ClusterError
@@ -33,7 +32,8 @@ from evolution.generation import (
     new_logbook,
 )
 from evolution.outputs import keep_stage_copies, read_config_data, write_config
-from evolution.reporters import Console, HeldOut, LogbookFollower, Reporter, RunFiles
+from evolution.reporters import Console, HeldOut, LogbookFollower, RunFiles
+from evolution.run_state import Finished, Reporter, RunState
 from evolution.strategy import Strategy, get_strategy
 from evolution.validation import Validation
 from runners.atomic import remove_stale_temporaries
@@ -50,105 +50,6 @@ class RunOutcome:
     logbook: list[dict]
     interrupted: bool = False
     held_out: dict | None = None
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A finished generation: what a save point checkpoints. Made current
-    by one assignment, so a signal landing anywhere in the loop finds
-    either the previous generation or this one, never half of each."""
-
-    gen: int
-    population: list
-    random_state: Any
-    hall_of_fame: list
-    record: dict
-    search_state: dict | None
-
-
-@dataclass
-class RunState:
-    """Everything a run is between two generations."""
-
-    config: EvolutionConfig
-    strategy: Strategy
-    hall_of_fame: tools.HallOfFame
-    logbook: tools.Logbook
-    evaluations: Evaluations
-    done: Finished | None = None
-    elapsed: float = 0.0
-    reporters: list[Reporter] = field(default_factory=list)
-    # Scores a genome on generation `gen`'s stages: the strategy's own
-    # recommendation, when it has one, is scored with this.
-    scorer: Callable[[Any, int], tuple[float, dict]] | None = None
-    # Chooses the run's genome on validation stages, when it has some.
-    validation: Validation | None = None
-    _recommended: tuple[bytes, int, tuple[float, dict]] | None = None
-
-    def best(self, gen: int) -> tuple[Any, float, dict]:
-        """The genome the run would give now, its fitness and summary: the
-        one chosen on the validation stages; without them, the strategy's
-        recommendation or else the hall of fame's first."""
-        if self.validation is not None and self.validation.chosen is not None:
-            return self.validation.chosen[:3]
-        if self.strategy.recommend() is not None:
-            return self.recommended(gen)
-        first = self.hall_of_fame[0]
-        return first, first.fitness.values[0], self.evaluations.summary(first)
-
-    def recommended(self, gen: int) -> tuple[Any, float, dict]:
-        """The strategy's recommendation, scored on generation `gen`'s
-        stages (once per genome and generation)."""
-        genome = self.strategy.recommend()
-        key = np.asarray(genome).tobytes()
-        if self._recommended is None or self._recommended[:2] != (key, gen):
-            self._recommended = (key, gen, self.scorer(genome, gen))
-        fitness, summary = self._recommended[2]
-        return genome, fitness, summary
-
-    @property
-    def gen(self) -> int:
-        return self.done.gen
-
-    @property
-    def population(self) -> list:
-        return self.done.population
-
-    @property
-    def random_state(self) -> Any:
-        return self.done.random_state
-
-    @property
-    def search_state(self) -> dict | None:
-        return self.done.search_state
-
-    def finish(self, gen: int, population: list, record: dict) -> None:
-        self.done = Finished(gen, population, random.getstate(), list(self.hall_of_fame),
-                             record, self.strategy.state())
-
-    def back_to_last_finished(self) -> None:
-        """Undo what an unfinished generation did to the hall of fame and
-        the logbook."""
-        self.hall_of_fame.clear()
-        for ind in reversed(self.done.hall_of_fame):  # insert() puts ties ahead
-            self.hall_of_fame.insert(ind)
-        if len(self.logbook) < self.gen + 1:
-            self.logbook.record(**self.done.record)
-        del self.logbook[self.gen + 1:]
-
-    def columns(self, gen: int) -> dict:
-        out: dict = {}
-        for reporter in self.reporters:
-            out.update(reporter.columns(self, gen))
-        return out
-
-    def report_generation(self, record: dict) -> None:
-        for reporter in self.reporters:
-            reporter.generation(self, record)
-
-    def save(self) -> None:
-        for reporter in self.reporters:
-            reporter.save(self)
 
 
 Report = Callable[[dict, EvolutionConfig, float], None]

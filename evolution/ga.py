@@ -9,16 +9,13 @@ random state, all checkpointed by the run, are the whole of its state.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 import numpy as np
 from deap import algorithms, base, tools
 
 from evolution.generation import Individual, make_individual
-from evolution.strategy import Strategy
+from evolution.strategy import SearchSettings, Strategy
 
-if TYPE_CHECKING:
-    from evolution.config import EvolutionConfig
 
 
 def random_genome(size: int, sigma: float) -> Individual:
@@ -41,7 +38,7 @@ def cx_blend(ind1: np.ndarray, ind2: np.ndarray, alpha: float):
     return ind1, ind2
 
 
-def build_toolbox(config: EvolutionConfig, genome_size: int) -> base.Toolbox:
+def build_toolbox(config: SearchSettings, genome_size: int) -> base.Toolbox:
     tb = base.Toolbox()
     tb.register("individual", random_genome, genome_size, config.init_sigma)
     tb.register("population", tools.initRepeat, list, tb.individual)
@@ -53,7 +50,7 @@ def build_toolbox(config: EvolutionConfig, genome_size: int) -> base.Toolbox:
 
 
 def next_generation(population: list, hof: tools.HallOfFame,
-                    toolbox: base.Toolbox, config: EvolutionConfig) -> list:
+                    toolbox: base.Toolbox, config: SearchSettings) -> list:
     """Selection, variation and elitism: the elite best ever found come
     back unchanged; the rest are tournament winners, blended and
     mutated."""
@@ -70,7 +67,7 @@ class GeneticAlgorithm(Strategy):
     """Random Gaussian genomes first; then each generation is the elite of
     the hall of fame unchanged and tournament winners blended and mutated."""
 
-    def __init__(self, config: EvolutionConfig, size: int) -> None:
+    def __init__(self, config: SearchSettings, size: int) -> None:
         super().__init__(config, size)
         self.toolbox = build_toolbox(config, size)
 

@@ -22,7 +22,7 @@ exactly what a straight one would.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from ribs.archives import GridArchive
@@ -32,10 +32,8 @@ from ribs.schedulers import Scheduler
 from evolution.checkpoint import CheckpointError
 from evolution.generation import make_individual
 from evolution.generator_state import generator_state, set_generator_state
-from evolution.strategy import Strategy
+from evolution.strategy import SearchSettings, Strategy
 
-if TYPE_CHECKING:
-    from evolution.config import EvolutionConfig
 
 MEASURES = ("speed", "rings")
 # The grid spans these; a behaviour beyond them counts in the edge cell.
@@ -57,13 +55,13 @@ def descriptors(summary: dict) -> tuple[float, float]:
     return float(np.mean(speeds)), float(np.mean(rings))
 
 
-def _seed(config: EvolutionConfig, stream: int) -> int:
+def _seed(config: SearchSettings, stream: int) -> int:
     return int(np.random.SeedSequence([config.seed & 0xFFFFFFFF, stream])
                .generate_state(1)[0])
 
 
 class MapElites(Strategy):
-    def __init__(self, config: EvolutionConfig, size: int) -> None:
+    def __init__(self, config: SearchSettings, size: int) -> None:
         super().__init__(config, size)
         bins = int(config.options["qd_bins"])
         self.grid = GridArchive(solution_dim=size, dims=(bins, bins), ranges=RANGES,
@@ -121,7 +119,7 @@ class MapElites(Strategy):
         }
 
     @classmethod
-    def from_state(cls, config: EvolutionConfig, size: int,
+    def from_state(cls, config: SearchSettings, size: int,
                    state: dict | None) -> MapElites:
         if state is None:
             raise CheckpointError("the checkpoint holds no MAP-Elites archive")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import tempfile
 from itertools import count
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import neat
 import numpy as np
@@ -36,13 +36,11 @@ from neat.species import Species
 
 from evolution.checkpoint import CheckpointError
 from evolution.generation import make_individual
-from evolution.strategy import Strategy
+from evolution.strategy import SearchSettings, Strategy
 from runners.neat_net import soft_tanh
 from speednik import neat_genome
 from speednik.actions import NUM_ACTIONS
 
-if TYPE_CHECKING:
-    from evolution.config import EvolutionConfig
 
 # neat-python's configuration file; {names} are filled in from the run.
 CONFIG_TEMPLATE = """\
@@ -114,7 +112,7 @@ min_species_size = 1
 """
 
 
-def config_text(config: EvolutionConfig, inputs: int) -> str:
+def config_text(config: SearchSettings, inputs: int) -> str:
     """neat-python's configuration for a run of `config`."""
     o = config.options
     return CONFIG_TEMPLATE.format(
@@ -126,7 +124,7 @@ def config_text(config: EvolutionConfig, inputs: int) -> str:
         stagnation=int(o["neat_max_stagnation"]))
 
 
-def neat_config(config: EvolutionConfig) -> neat.Config:
+def neat_config(config: SearchSettings) -> neat.Config:
     inputs = config.policy_spec().observation_size()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "neat.cfg"
@@ -180,7 +178,7 @@ def lower(genome: neat.DefaultGenome, genome_config) -> np.ndarray:
 
 
 class NEAT(Strategy):
-    def __init__(self, config: EvolutionConfig, size: int | None) -> None:
+    def __init__(self, config: SearchSettings, size: int | None) -> None:
         super().__init__(config, size)
         self.neat_config = neat_config(config)
         self.population: neat.Population | None = None
@@ -261,7 +259,7 @@ class NEAT(Strategy):
         return {"arrays": arrays, "meta": meta}
 
     @classmethod
-    def from_state(cls, config: EvolutionConfig, size: int | None,
+    def from_state(cls, config: SearchSettings, size: int | None,
                    state: dict | None) -> NEAT:
         if state is None:
             raise CheckpointError("the checkpoint holds no NEAT population")

@@ -20,17 +20,15 @@ run's seed, whose state is checkpointed with theta and Adam's moments.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from evolution.checkpoint import CheckpointError
 from evolution.generation import make_individual
 from evolution.generator_state import generator_state, set_generator_state
-from evolution.strategy import Strategy
+from evolution.strategy import SearchSettings, Strategy
 
-if TYPE_CHECKING:
-    from evolution.config import EvolutionConfig
 
 BETA1 = 0.9
 BETA2 = 0.999
@@ -50,7 +48,7 @@ def centred_ranks(fitness: np.ndarray) -> np.ndarray:
 
 
 class OpenAIES(Strategy):
-    def __init__(self, config: EvolutionConfig, size: int) -> None:
+    def __init__(self, config: SearchSettings, size: int) -> None:
         super().__init__(config, size)
         self.sigma = float(config.options["es_sigma"])
         self.lr = float(config.options["es_lr"])
@@ -101,7 +99,7 @@ class OpenAIES(Strategy):
         }
 
     @classmethod
-    def from_state(cls, config: EvolutionConfig, size: int,
+    def from_state(cls, config: SearchSettings, size: int,
                    state: dict | None) -> OpenAIES:
         if state is None:
             raise CheckpointError("the checkpoint holds no OpenAI-ES state")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -25,40 +25,8 @@ from evolution.checkpoint import Checkpoint, save_checkpoint
 from evolution.config import EvolutionConfig
 from evolution.evaluate import GenomeEvaluator, held_out_report
 from evolution.outputs import write_best, write_logbook
+from evolution.run_state import Reporter, RunState, reporters_state
 from runners.archive_file import ARCHIVE_NAME, write_archive_file
-
-if TYPE_CHECKING:
-    from evolution.evolve import RunState
-
-
-class Reporter:
-    def columns(self, run: RunState, gen: int) -> dict:
-        return {}
-
-    def generation(self, run: RunState, record: dict) -> None:
-        pass
-
-    def save(self, run: RunState) -> None:
-        pass
-
-    def state(self) -> dict | None:
-        """What this reporter keeps across a resume, as {"arrays": ...,
-        "meta": ...} (names shared by all reporters), or None."""
-        return None
-
-    def restore(self, state: dict | None) -> None:
-        """Take back what `state()` gave (all reporters' state merged)."""
-
-
-def reporters_state(reporters: list[Reporter]) -> dict | None:
-    arrays: dict = {}
-    meta: dict = {}
-    for reporter in reporters:
-        state = reporter.state()
-        if state is not None:
-            arrays.update(state["arrays"])
-            meta.update(state["meta"])
-    return {"arrays": arrays, "meta": meta} if (arrays or meta) else None
 
 
 class HeldOut(Reporter):

@@ -26,17 +26,33 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from evolution.config import EvolutionConfig
+
+class SearchSettings(Protocol):
+    """What a strategy reads of a run's settings; `EvolutionConfig` is one.
+    Declared here, not imported, so that the run's settings may ask the
+    registry below without an import circle."""
+
+    population: int
+    seed: int
+    elite: int
+    init_sigma: float
+    cx_prob: float
+    mut_prob: float
+    mut_sigma: float
+    mut_indpb: float
+    tournament: int
+    options: dict[str, float]
+
+    def policy_spec(self) -> Any: ...
 
 
 class Strategy(ABC):
     """A search over genomes of `size` numbers for a run of `config` (None:
     genomes of the strategy's own family, whose sizes vary)."""
 
-    def __init__(self, config: EvolutionConfig, size: int | None) -> None:
+    def __init__(self, config: SearchSettings, size: int | None) -> None:
         self.config = config
         self.size = size
 
@@ -76,7 +92,7 @@ class Strategy(ABC):
         return None
 
     @classmethod
-    def from_state(cls, config: EvolutionConfig, size: int | None,
+    def from_state(cls, config: SearchSettings, size: int | None,
                    state: dict[str, Any] | None) -> Strategy:
         """The strategy as it was when `state()` gave `state`."""
         return cls(config, size)

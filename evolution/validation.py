@@ -13,16 +13,14 @@ with or without it.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from evolution.config import EvolutionConfig
 from evolution.evaluate import GenomeEvaluator
-from evolution.reporters import Reporter
+from evolution.run_state import Reporter, RunState
 
-if TYPE_CHECKING:
-    from evolution.evolve import RunState
 
 class Validation(Reporter):
     def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator) -> None:

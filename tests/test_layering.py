@@ -58,19 +58,15 @@ def module_name(path: Path, root: Path) -> str:
 
 
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """module -> the modules of its own package it imports, anywhere in it
-    (a function-level import closes a cycle as surely as a top-level one),
-    but for imports only type checkers read (`if TYPE_CHECKING:`)."""
+    """module -> the modules of its own package it imports, anywhere in it:
+    a function-level import closes a cycle as surely as a top-level one,
+    and an import only type checkers read (`if TYPE_CHECKING:`) is still a
+    dependency of the design."""
     paths = {module_name(p, root): p for package in LEVEL for p in (root / package).rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in paths}
     for name, path in paths.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
-                       and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
-                       for stmt in block.body for n in ast.walk(stmt)}
         for node in ast.walk(tree):
-            if id(node) in typing_only:
-                continue
             targets = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -116,3 +112,14 @@ def test_the_check_sees_a_cycle_closed_inside_a_function(tmp_path):
     (tmp_path / "runners" / "b.py").write_text("def x():\n    from runners import a\n")
     (tmp_path / "runners" / "c.py").write_text("import runners.a\n")
     assert import_cycles(tmp_path) == [["runners.a", "runners.b", "runners.a"]]
+
+
+def test_the_check_sees_a_cycle_closed_by_a_type_only_import(tmp_path):
+    for package in LEVEL:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "evolution" / "loop.py").write_text("from evolution.report import Reporter\n")
+    (tmp_path / "evolution" / "report.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from evolution.loop import RunState\n")
+    assert import_cycles(tmp_path) == [["evolution.loop", "evolution.report", "evolution.loop"]]

@@ -1,0 +1,157 @@
+"""What a run is between two generations (`RunState`), and the interface
+of the reporters it calls after each one: the loop (`evolution.evolve`),
+the reporters (`evolution.reporters`) and validation
+(`evolution.validation`) all import this module, and it imports none of
+them.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import numpy as np
+from deap import tools
+
+from evolution.config import EvolutionConfig
+from evolution.generation import Evaluations
+from evolution.strategy import Strategy
+
+
+class Reporter:
+    """Called by the loop after each generation: columns of its own for the
+    logbook, the generation done, and a save point (a checkpoint)."""
+
+    def columns(self, run: RunState, gen: int) -> dict:
+        return {}
+
+    def generation(self, run: RunState, record: dict) -> None:
+        pass
+
+    def save(self, run: RunState) -> None:
+        pass
+
+    def state(self) -> dict | None:
+        """What this reporter keeps across a resume, as {"arrays": ...,
+        "meta": ...} (names shared by all reporters), or None."""
+        return None
+
+    def restore(self, state: dict | None) -> None:
+        """Take back what `state()` gave (all reporters' state merged)."""
+
+
+def reporters_state(reporters: list[Reporter]) -> dict | None:
+    arrays: dict = {}
+    meta: dict = {}
+    for reporter in reporters:
+        state = reporter.state()
+        if state is not None:
+            arrays.update(state["arrays"])
+            meta.update(state["meta"])
+    return {"arrays": arrays, "meta": meta} if (arrays or meta) else None
+
+
+class GenomeChooser(Protocol):
+    """Chooses the run's genome apart from the search (on validation
+    stages): `chosen` is (genome, fitness, summary, ...) or None."""
+
+    chosen: tuple | None
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished generation: what a save point checkpoints. Made current
+    by one assignment, so a signal landing anywhere in the loop finds
+    either the previous generation or this one, never half of each."""
+
+    gen: int
+    population: list
+    random_state: Any
+    hall_of_fame: list
+    record: dict
+    search_state: dict | None
+
+
+@dataclass
+class RunState:
+    """Everything a run is between two generations."""
+
+    config: EvolutionConfig
+    strategy: Strategy
+    hall_of_fame: tools.HallOfFame
+    logbook: tools.Logbook
+    evaluations: Evaluations
+    done: Finished | None = None
+    elapsed: float = 0.0
+    reporters: list[Reporter] = field(default_factory=list)
+    # Scores a genome on generation `gen`'s stages: the strategy's own
+    # recommendation, when it has one, is scored with this.
+    scorer: Callable[[Any, int], tuple[float, dict]] | None = None
+    # Chooses the run's genome on validation stages, when it has some.
+    validation: GenomeChooser | None = None
+    _recommended: tuple[bytes, int, tuple[float, dict]] | None = None
+
+    def best(self, gen: int) -> tuple[Any, float, dict]:
+        """The genome the run would give now, its fitness and summary: the
+        one chosen on the validation stages; without them, the strategy's
+        recommendation or else the hall of fame's first."""
+        if self.validation is not None and self.validation.chosen is not None:
+            return self.validation.chosen[:3]
+        if self.strategy.recommend() is not None:
+            return self.recommended(gen)
+        first = self.hall_of_fame[0]
+        return first, first.fitness.values[0], self.evaluations.summary(first)
+
+    def recommended(self, gen: int) -> tuple[Any, float, dict]:
+        """The strategy's recommendation, scored on generation `gen`'s
+        stages (once per genome and generation)."""
+        genome = self.strategy.recommend()
+        key = np.asarray(genome).tobytes()
+        if self._recommended is None or self._recommended[:2] != (key, gen):
+            self._recommended = (key, gen, self.scorer(genome, gen))
+        fitness, summary = self._recommended[2]
+        return genome, fitness, summary
+
+    @property
+    def gen(self) -> int:
+        return self.done.gen
+
+    @property
+    def population(self) -> list:
+        return self.done.population
+
+    @property
+    def random_state(self) -> Any:
+        return self.done.random_state
+
+    @property
+    def search_state(self) -> dict | None:
+        return self.done.search_state
+
+    def finish(self, gen: int, population: list, record: dict) -> None:
+        self.done = Finished(gen, population, random.getstate(), list(self.hall_of_fame),
+                             record, self.strategy.state())
+
+    def back_to_last_finished(self) -> None:
+        """Undo what an unfinished generation did to the hall of fame and
+        the logbook."""
+        self.hall_of_fame.clear()
+        for ind in reversed(self.done.hall_of_fame):  # insert() puts ties ahead
+            self.hall_of_fame.insert(ind)
+        if len(self.logbook) < self.gen + 1:
+            self.logbook.record(**self.done.record)
+        del self.logbook[self.gen + 1:]
+
+    def columns(self, gen: int) -> dict:
+        out: dict = {}
+        for reporter in self.reporters:
+            out.update(reporter.columns(self, gen))
+        return out
+
+    def report_generation(self, record: dict) -> None:
+        for reporter in self.reporters:
+            reporter.generation(self, record)
+
+    def save(self) -> None:
+        for reporter in self.reporters:
+            reporter.save(self)
