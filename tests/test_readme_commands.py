@@ -9,6 +9,7 @@ import importlib
 import io
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,28 @@ def parser_of(module: str, argv: list[str]):
             found = importlib.import_module(f"{module}.__main__")
     except ImportError as exc:
         raise LookupError(f"no module {module} ({exc})") from None
+    if hasattr(found, "dask_worker_command"):   # Dask's worker command, pinned
+        return ClickParser(found.dask_worker_command()), argv
     if not hasattr(found, "build_parser"):
         raise LookupError(f"{found.__name__} has no build_parser()")
     return found.build_parser(), argv
+
+
+class ClickParser:
+    """A click command's argument parsing, as argparse's `parse_args`
+    (exit status 2 on a refusal), without running the command."""
+
+    def __init__(self, command) -> None:
+        self.command = command
+
+    def parse_args(self, argv: list[str]):
+        import click
+
+        try:
+            return self.command.make_context("worker", list(argv))
+        except click.ClickException as exc:
+            print(exc.format_message(), file=sys.stderr)
+            raise SystemExit(2) from None
 
 
 def refusal(command: list[str]) -> str | None:

@@ -114,7 +114,7 @@ class DaskSession:
                 raise ClusterError(
                     f"no Dask scheduler answers at {self.scheduler} (waited "
                     f"{CONNECT_SECONDS:g} s: {exc}); start one with `dask scheduler` "
-                    f"and workers with `dask worker ADDRESS`, or use --scheduler local"
+                    f"and workers with `python -m evolution.cluster.worker ADDRESS`, or use --scheduler local"
                 ) from None
             except Exception as exc:
                 raise ClusterError(f"cannot connect to the Dask scheduler at "

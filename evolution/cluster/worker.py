@@ -8,11 +8,18 @@ from __future__ import annotations
 # worker processes a nanny starts inherit the setting.
 import evolution  # noqa: F401
 
+PROG = "python -m evolution.cluster.worker"
+
+
+def dask_worker_command():
+    """Dask's own `dask worker` command (a click command)."""
+    from distributed.cli.dask_worker import main as command
+
+    return command
+
 
 def main() -> None:
-    from distributed.cli.dask_worker import main as dask_worker
-
-    dask_worker(prog_name="python -m evolution.cluster.worker")
+    dask_worker_command()(prog_name=PROG)
 
 
 if __name__ == "__main__":
