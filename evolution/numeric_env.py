@@ -30,12 +30,27 @@ import sys
 from typing import Any
 
 OPT_OUT = "SPEEDNIK_NATIVE_KERNELS"
-# numpy's dispatch targets above AVX2 (2.4's group name and the names
-# older versions use; a name a version does not know is ignored), and
+# numpy's dispatch targets above AVX2, by the names of the installed
+# version (a name a version does not dispatch to draws a warning), and
 # OpenBLAS's kernels for Haswell, the first CPUs with AVX2 and FMA.
+NUMPY_ABOVE_AVX2 = "X86_V4 AVX512_ICL AVX512_SPR"                        # numpy 2.4 on
+NUMPY_ABOVE_AVX2_BEFORE_2_4 = "AVX512F AVX512CD AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL"
+
+
+def _numpy_above_avx2() -> str:
+    """Read from the installed version's metadata: importing numpy to ask
+    would load it before the pin."""
+    from importlib import metadata
+
+    try:
+        major, minor = (int(p) for p in metadata.version("numpy").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return NUMPY_ABOVE_AVX2
+    return NUMPY_ABOVE_AVX2 if (major, minor) >= (2, 4) else NUMPY_ABOVE_AVX2_BEFORE_2_4
+
+
 PINNED_KERNELS = {
-    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512F AVX512CD AVX512_KNL AVX512_KNM "
-                                "AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR",
+    "NPY_DISABLE_CPU_FEATURES": _numpy_above_avx2(),
     "OPENBLAS_CORETYPE": "Haswell",
 }
 # What decides the results; the rest of a record only explains them.

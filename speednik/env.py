@@ -18,10 +18,11 @@
 - info: frame, x, y, max_x, rings (collected this episode), deaths,
   goal_reached.
 
-The float observations are bounded (`OBSERVATION_BOUNDS`), by what each
-value means, so Gymnasium's `check_env` finds finite limits. A step after
-the episode ended (terminated or truncated) warns once, as Gymnasium's own
-environments do: reset() first.
+The float observations are bounded by what each value means (the bounds
+are declared with the values in `speednik.observation`), so Gymnasium's
+`check_env` finds finite limits. A step after the episode ended
+(terminated or truncated) warns once, as Gymnasium's own environments
+do: reset() first.
 
 `GeneratedEnv` (`speednik/Generated-v0`) plays generated stages, following
 Procgen's convention: `difficulty`, `start_level` and `num_levels` name
@@ -52,7 +53,7 @@ from gymnasium import logger, spaces
 from speednik.actions import NUM_ACTIONS, action_to_input
 from speednik.checks import positive_int
 from speednik.constants import DEFAULT_MAX_STEPS
-from speednik.observation import TIME_NORM, get_observation, list_observations
+from speednik.observation import TIME_NORM, Value, get_observation, list_observations
 from speednik.reward import CompositeReward, make_reward, default_reward
 from speednik.simulation import SimState, create_sim, sim_step
 from speednik.stages import DIFFICULTIES, Stage, generate_stage, load_stage
@@ -71,37 +72,13 @@ GENERATED_ID = "speednik/Generated-v0"
 MAX_LEVEL_SEED = 2**31
 
 
-# (low, high) of each observed value, by name (see speednik.observation),
-# with room to spare where the game does not pin the value down exactly.
-# Positions are fractions of the stage (a spring can throw the player
-# above its top, a pit lets it fall below its bottom before dying); speeds
-# are fractions of the 16 px/frame cap; probes are clipped by definition.
-# "time" is bounded by the episode length, see `observation_space_for`.
-OBSERVATION_BOUNDS: dict[str, tuple[float, float]] = {
-    "x": (-1.0, 2.0), "y": (-3.0, 3.0),
-    "x_vel": (-2.0, 2.0), "y_vel": (-2.0, 2.0), "ground_speed": (-2.0, 2.0),
-    "on_ground": (0.0, 1.0), "is_rolling": (0.0, 1.0), "facing_right": (0.0, 1.0),
-    "angle": (0.0, 1.0), "max_x": (-1.0, 2.0), "goal_dx": (-3.0, 3.0),
-    "look_dir": (-1.0, 1.0), "wall_ahead": (0.0, 1.0), "wall_ahead_low": (0.0, 1.0),
-    "ground_ahead_near": (-1.0, 2.0), "ground_ahead_mid": (-1.0, 2.0),
-    "ground_ahead_far": (-1.0, 2.0), "slope_ahead": (-1.0, 1.0),
-    "ground_below": (0.0, 1.0), "ceiling_above": (0.0, 1.0), "gap_ahead": (0.0, 1.0),
-    "enemy_near": (0.0, 1.0), "enemy_dx": (-1.0, 1.0), "enemy_dy": (-1.0, 1.0),
-    "hazard_near": (0.0, 1.0), "hazard_dx": (-1.0, 1.0), "hazard_dy": (-1.0, 1.0),
-    "rings_held": (0.0, 1.0), "invulnerable": (0.0, 1.0),
-    "enemy_ahead_near": (0.0, 1.0), "enemy_ahead_dx": (0.0, 1.0),
-    "enemy_ahead_dy": (-1.0, 1.0), "enemy_ahead_vx": (-16.0, 16.0),
-    "enemy_ahead_vy": (-16.0, 16.0), "spikes_ahead_near": (0.0, 1.0),
-    "spikes_ahead_dx": (0.0, 1.0), "spikes_ahead_dy": (-1.0, 1.0),
-    "stalled_for": (0.0, 1.0),
-}
-
-
-def observation_space_for(names: tuple[str, ...], max_steps: int) -> spaces.Box:
-    """The float32 Box of an encoder's values over episodes of `max_steps`."""
-    bounds = dict(OBSERVATION_BOUNDS, time=(0.0, max_steps / TIME_NORM))
-    low = np.array([bounds[n][0] for n in names], dtype=np.float32)
-    high = np.array([bounds[n][1] for n in names], dtype=np.float32)
+def observation_space_for(values: tuple[Value, ...], max_steps: int) -> spaces.Box:
+    """The float32 Box of an observation's values (their bounds are
+    declared with them in `speednik.observation`) over episodes of
+    `max_steps`: the game clock's bound is the episode's length."""
+    low = np.array([v.low for v in values], dtype=np.float32)
+    high = np.array([max_steps / TIME_NORM if v.high is None else v.high for v in values],
+                    dtype=np.float32)
     return spaces.Box(low, high, dtype=np.float32)
 
 
@@ -145,8 +122,7 @@ class SpeednikEnv(gymnasium.Env):
                     f"{', '.join(map(repr, observation_names()))}")
             encoder = get_observation(observation)
             self._encode = encoder.fn
-            self.observation_space = observation_space_for(
-                encoder.feature_names, self.max_steps)
+            self.observation_space = observation_space_for(encoder.values, self.max_steps)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
 
         if reward is None:

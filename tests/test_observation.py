@@ -565,3 +565,21 @@ def test_observations_stay_finite_on_builtin_stages(name):
             assert out.shape == (enc.size,) and np.isfinite(out).all()
         if sim.player_dead or sim.goal_reached:
             break
+
+
+def test_a_value_is_reached_by_its_name_in_one_definition():
+    from speednik.engine import observation as compiled
+    from speednik.observation import STALL_VALUES, index_of
+
+    assert index_of(STALL_VALUES, "stalled_for") == compiled.STALLED_FOR == STALL_OBS_DIM - 1
+    assert index_of(STALL_VALUES, "look_dir") == compiled.LOOK_DIR == OBS_DIM
+    with pytest.raises(KeyError, match="no value 'speed' in x, y"):
+        index_of(STALL_VALUES, "speed")
+    # The engine's table of observations is the registry's.
+    assert compiled.OBSERVATION_KINDS == tuple(
+        n for n, e in OBSERVATIONS.items() if e.compiled)
+    assert compiled.OBS_SIZES == tuple(
+        e.size for e in OBSERVATIONS.values() if e.compiled)
+    for encoder in OBSERVATIONS.values():
+        assert encoder.feature_names == tuple(v.name for v in encoder.values)
+        assert all(v.high is None or v.low < v.high for v in encoder.values)

@@ -59,7 +59,7 @@ def test_a_readable_only_observation_runs_on_the_readable_runner(monkeypatch):
     # An observation the compiled engine has no twin of: the compiled
     # engine hands its items to the readable runner instead of failing.
     monkeypatch.setitem(OBSERVATIONS, "plain", ObservationEncoder(
-        "plain", 12, extract_observation, OBSERVATIONS["basic"].feature_names))
+        "plain", OBSERVATIONS["basic"].values, extract_observation))
     genome = np.random.default_rng(1).normal(size=104)
     items = [(("linear", ("plain", genome)), "hillside")]
     config = RunnerConfig(observation="plain", max_steps=400)

@@ -45,57 +45,73 @@ from speednik.engine.terrain import (
     height_tiles,
     width_tiles,
 )
-from speednik.observation import (
+from speednik.constants import MAX_X_SPEED
+from speednik.observation.basic import _INV_SPEED, _INV_TIME, BASIC_VALUES
+from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
+from speednik.observation.probes import (
     BELOW_REACH,
     CEILING_REACH,
     DROP_NORM,
     DROP_REACH,
+    GROUND_AHEAD,
     GROUND_PROBE_RISE,
-    HAZARD_OBS_DIM,
     LOOK_SPEED,
     OBJECT_REACH,
-    OBS_DIM,
-    STALL_OBS_DIM,
-    TERRAIN_OBS_DIM,
     WALL_REACH,
-    _INV_INVULNERABLE,
-    _INV_SPEED,
-    _INV_STALL,
-    _INV_TIME,
 )
-from speednik.constants import MAX_X_SPEED
-from speednik.observation import GROUND_AHEAD as _GROUND_AHEAD
+from speednik.observation.registry import compiled_observations, get_observation
+from speednik.observation.stall import _INV_STALL, STALL_VALUES
+from speednik.observation.terrain import TERRAIN_VALUES
+from speednik.observation.value import index_of
 from speednik.engine.player import MODE_OF_ANGLE, radii
 from speednik.player import FLOOR_MODE
 from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 
-GROUND_NEAR, GROUND_MID, GROUND_FAR = _GROUND_AHEAD
+GROUND_NEAR, GROUND_MID, GROUND_FAR = GROUND_AHEAD
 
-# Observation kinds, by their index in this tuple.
-OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall")
-OBS_BASIC = 0
-OBS_TERRAIN = 1
-OBS_HAZARDS = 2
-OBS_STALL = 3
-OBS_SIZES = (OBS_DIM, TERRAIN_OBS_DIM, HAZARD_OBS_DIM, STALL_OBS_DIM)
+# The compiled observations, by their index in the registry
+# (`speednik.observation.registry`).
+OBSERVATION_KINDS = tuple(e.name for e in compiled_observations())
+OBS_SIZES = tuple(e.size for e in compiled_observations())
+OBS_BASIC = get_observation("basic").compiled_kind
+OBS_HAZARDS = get_observation("hazards").compiled_kind
+OBS_STALL = get_observation("stall").compiled_kind
+
+# Where each value is written: each observation extends the one before
+# it, so a value sits at the same place in every observation that has it.
+X, Y, X_VEL, Y_VEL, ON_GROUND, GROUND_SPEED, ROLLING, FACING_RIGHT, ANGLE, MAX_X, \
+    GOAL_DX, TIME = (index_of(BASIC_VALUES, n) for n in (
+        "x", "y", "x_vel", "y_vel", "on_ground", "ground_speed", "is_rolling",
+        "facing_right", "angle", "max_x", "goal_dx", "time"))
+LOOK_DIR, WALL_AHEAD, WALL_AHEAD_LOW, GROUND_AHEAD_NEAR, GROUND_AHEAD_MID, GROUND_AHEAD_FAR, \
+    SLOPE_AHEAD, GROUND_BELOW, CEILING_ABOVE, GAP_AHEAD, ENEMY_NEAR, HAZARD_NEAR = (
+        index_of(TERRAIN_VALUES, n) for n in (
+            "look_dir", "wall_ahead", "wall_ahead_low", "ground_ahead_near",
+            "ground_ahead_mid", "ground_ahead_far", "slope_ahead", "ground_below",
+            "ceiling_above", "gap_ahead", "enemy_near", "hazard_near"))
+RINGS_HELD, INVULNERABLE, ENEMY_AHEAD_NEAR, ENEMY_AHEAD_VX, ENEMY_AHEAD_VY, \
+    SPIKES_AHEAD_NEAR = (index_of(HAZARD_VALUES, n) for n in (
+        "rings_held", "invulnerable", "enemy_ahead_near", "enemy_ahead_vx",
+        "enemy_ahead_vy", "spikes_ahead_near"))
+STALLED_FOR = index_of(STALL_VALUES, "stalled_for")
 
 
 @frame_jit
 def basic_values(st, f, s, out):
     inv_w = 1.0 / st.ints[I_WIDTH]
     x = f[F_X]
-    out[0] = x * inv_w
-    out[1] = f[F_Y] / st.ints[I_HEIGHT]
-    out[2] = f[F_X_VEL] * _INV_SPEED
-    out[3] = f[F_Y_VEL] * _INV_SPEED
-    out[4] = 1.0 if s[S_ON_GROUND] else 0.0
-    out[5] = f[F_GROUND_SPEED] * _INV_SPEED
-    out[6] = 1.0 if s[S_ROLLING] else 0.0
-    out[7] = 1.0 if s[S_FACING_RIGHT] else 0.0
-    out[8] = s[S_ANGLE] / 255.0
-    out[9] = f[F_MAX_X] * inv_w
-    out[10] = (st.floats[G_GOAL_X] - x) * inv_w
-    out[11] = s[S_FRAME] * _INV_TIME
+    out[X] = x * inv_w
+    out[Y] = f[F_Y] / st.ints[I_HEIGHT]
+    out[X_VEL] = f[F_X_VEL] * _INV_SPEED
+    out[Y_VEL] = f[F_Y_VEL] * _INV_SPEED
+    out[ON_GROUND] = 1.0 if s[S_ON_GROUND] else 0.0
+    out[GROUND_SPEED] = f[F_GROUND_SPEED] * _INV_SPEED
+    out[ROLLING] = 1.0 if s[S_ROLLING] else 0.0
+    out[FACING_RIGHT] = 1.0 if s[S_FACING_RIGHT] else 0.0
+    out[ANGLE] = s[S_ANGLE] / 255.0
+    out[MAX_X] = f[F_MAX_X] * inv_w
+    out[GOAL_DX] = (st.floats[G_GOAL_X] - x) * inv_w
+    out[TIME] = s[S_FRAME] * _INV_TIME
 
 
 @frame_jit
@@ -107,7 +123,7 @@ def observe(kind, st, f, s, gone, out):
         hazards_ahead(st, f, s, gone, out)
     if kind == OBS_STALL:
         clock = s[S_WITHOUT_GAIN] * _INV_STALL
-        out[38] = 1.0 if clock > 1.0 else clock
+        out[STALLED_FOR] = 1.0 if clock > 1.0 else clock
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -121,7 +137,7 @@ def _cell_has_tile(st, layer, k):
 
 @frame_jit
 def ray(st, direction, x, y, layer, reach):
-    """`speednik.observation.ray`: (distance, surface angle) along
+    """`speednik.observation.probes.ray`: (distance, surface angle) along
     `direction`, or (reach + 1, 0) with no surface within reach."""
     w = width_tiles(st)
     if direction & 1:
@@ -254,14 +270,14 @@ def terrain_probes(st, f, s, gone, out):
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH
     slope = 0.0
-    found, a = _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_NEAR, out, 15)
+    found, a = _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_NEAR, out, GROUND_AHEAD_NEAR)
     gap = 0.0 if found else 1.0
     if found:
         signed = a - 256 if a >= 128 else a
         slope = signed * look / 64.0
-    if not _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_MID, out, 16)[0]:
+    if not _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_MID, out, GROUND_AHEAD_MID)[0]:
         gap = 1.0
-    if not _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_FAR, out, 17)[0]:
+    if not _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_FAR, out, GROUND_AHEAD_FAR)[0]:
         gap = 1.0
     if s[S_ON_GROUND] and MODE_OF_ANGLE[s[S_ANGLE]] == FLOOR_MODE:
         below = 0
@@ -270,23 +286,23 @@ def terrain_probes(st, f, s, gone, out):
         below = 0 if below < 0 else below
     above, _ = ray(st, UP, x, y - hr, layer, CEILING_REACH)
 
-    out[12] = look
-    out[13] = (wall_mid if wall_mid < WALL_REACH else WALL_REACH) / WALL_REACH
-    out[14] = (wall_low if wall_low < WALL_REACH else WALL_REACH) / WALL_REACH
-    out[18] = slope
-    out[19] = (below if below < BELOW_REACH else BELOW_REACH) / BELOW_REACH
-    out[20] = (above if above < CEILING_REACH else CEILING_REACH) / CEILING_REACH
-    out[21] = gap
+    out[LOOK_DIR] = look
+    out[WALL_AHEAD] = (wall_mid if wall_mid < WALL_REACH else WALL_REACH) / WALL_REACH
+    out[WALL_AHEAD_LOW] = (wall_low if wall_low < WALL_REACH else WALL_REACH) / WALL_REACH
+    out[SLOPE_AHEAD] = slope
+    out[GROUND_BELOW] = (below if below < BELOW_REACH else BELOW_REACH) / BELOW_REACH
+    out[CEILING_ABOVE] = (above if above < CEILING_REACH else CEILING_REACH) / CEILING_REACH
+    out[GAP_AHEAD] = gap
 
     best, edx, edy, _ = _nearest_enemy(st, f, s, gone, 0.0)
-    _object_features(best, edx, edy, look, out, 22)
+    _object_features(best, edx, edy, look, out, ENEMY_NEAR)
     best, hdx, hdy = _nearest_spikes(st, f, 0.0)
-    _object_features(best, hdx, hdy, look, out, 25)
+    _object_features(best, hdx, hdy, look, out, HAZARD_NEAR)
 
 
 @frame_jit
 def _nearest_enemy(st, f, s, gone, ahead):
-    """`speednik.observation._nearest_enemy`, with the enemy's index (-1
+    """`speednik.observation.probes.nearest_enemy`, with the enemy's index (-1
     for none) in place of the enemy."""
     px, py = f[F_X], f[F_Y]
     frame = s[S_FRAME]
@@ -316,7 +332,7 @@ def _nearest_enemy(st, f, s, gone, ahead):
 
 @frame_jit
 def _nearest_spikes(st, f, ahead):
-    """`speednik.observation._nearest_spikes`."""
+    """`speednik.observation.probes.nearest_spikes`."""
     px, py = f[F_X], f[F_Y]
     ints, floats = st.ints, st.floats
     best = OBJECT_REACH + 1.0
@@ -344,18 +360,18 @@ def _clip_motion(v):
 @frame_jit
 def hazards_ahead(st, f, s, gone, out):
     look = 1.0 if _looks_right(f, s) else -1.0
-    out[28] = 1.0 if s[S_RINGS] > 0 else 0.0
-    out[29] = s[S_INVULNERABLE] * _INV_INVULNERABLE
+    out[RINGS_HELD] = 1.0 if s[S_RINGS] > 0 else 0.0
+    out[INVULNERABLE] = s[S_INVULNERABLE] * _INV_INVULNERABLE
     best, edx, edy, i = _nearest_enemy(st, f, s, gone, look)
-    _object_features(best, edx, edy, look, out, 30)
+    _object_features(best, edx, edy, look, out, ENEMY_AHEAD_NEAR)
     if best <= OBJECT_REACH:
         frame = s[S_FRAME]
         ex, ey = enemy_position(st, i, frame)
         nx, ny = enemy_position(st, i, frame + 1)
-        out[33] = _clip_motion((nx - ex) * look)
-        out[34] = _clip_motion(ny - ey)
+        out[ENEMY_AHEAD_VX] = _clip_motion((nx - ex) * look)
+        out[ENEMY_AHEAD_VY] = _clip_motion(ny - ey)
     else:
-        out[33] = 0.0
-        out[34] = 0.0
+        out[ENEMY_AHEAD_VX] = 0.0
+        out[ENEMY_AHEAD_VY] = 0.0
     best, hdx, hdy = _nearest_spikes(st, f, look)
-    _object_features(best, hdx, hdy, look, out, 35)
+    _object_features(best, hdx, hdy, look, out, SPIKES_AHEAD_NEAR)

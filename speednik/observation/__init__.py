@@ -1,0 +1,69 @@
+"""Observations: what an agent sees of a simulation, as float32 vectors.
+
+One module per observation, each extending the one before it:
+
+- `basic` (12 values): position, velocity, ground state, angle, progress
+  and time;
+- `terrain` (28): basic plus probes of walls, ground, gaps, slope,
+  ceiling, and the nearest enemy and spikes (`probes` holds the rays and
+  object searches they share);
+- `hazards` (38): terrain plus rings held, invulnerability, and the enemy
+  (with its motion) and spikes ahead;
+- `stall` (39): hazards plus a clock of the frames since the player last
+  got further.
+
+Each module's docstring has its table of values. `registry` names them:
+an entry holds an observation's values (`value.Value`: name and bounds),
+its encoder and its compiled index, and the Gymnasium bounds and the
+compiled engine's table are derived from it. The compiled twins live in
+`speednik.engine.observation`.
+"""
+from __future__ import annotations
+
+from speednik.observation.basic import (
+    OBS_DIM,
+    OBS_NAMES,
+    TIME_NORM,
+    basic_values,
+    extract_observation,
+)
+from speednik.observation.hazards import (
+    HAZARD_NAMES,
+    HAZARD_OBS_DIM,
+    HAZARD_VALUES,
+    extract_hazard_observation,
+)
+from speednik.observation.probes import GROUND_AHEAD, OBJECT_REACH, ray
+from speednik.observation.registry import (
+    DEFAULT_OBSERVATION,
+    OBSERVATIONS,
+    ObservationEncoder,
+    compiled_observations,
+    get_observation,
+    list_observations,
+)
+from speednik.observation.stall import (
+    STALL_NAMES,
+    STALL_NORM,
+    STALL_OBS_DIM,
+    STALL_VALUES,
+    extract_stall_observation,
+    stall_clock,
+)
+from speednik.observation.terrain import (
+    TERRAIN_NAMES,
+    TERRAIN_OBS_DIM,
+    TERRAIN_VALUES,
+    extract_terrain_observation,
+)
+from speednik.observation.value import Value, index_of
+
+__all__ = [
+    "OBS_DIM", "OBS_NAMES", "TIME_NORM", "basic_values", "extract_observation",
+    "TERRAIN_NAMES", "TERRAIN_OBS_DIM", "TERRAIN_VALUES", "extract_terrain_observation",
+    "HAZARD_NAMES", "HAZARD_OBS_DIM", "HAZARD_VALUES", "extract_hazard_observation",
+    "STALL_NAMES", "STALL_NORM", "STALL_OBS_DIM", "STALL_VALUES",
+    "extract_stall_observation", "stall_clock", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
+    "get_observation", "list_observations", "Value", "index_of",
+]

@@ -1,0 +1,98 @@
+"""The observations, registered by name: each entry is the one definition
+of an observation (its values with their bounds, its encoder, and its
+index in the compiled engine when the engine has a twin of it)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from speednik.observation.basic import BASIC_VALUES, extract_observation
+from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observation
+from speednik.observation.stall import STALL_VALUES, extract_stall_observation
+from speednik.observation.terrain import TERRAIN_VALUES, extract_terrain_observation
+from speednik.observation.value import Value, names
+
+if TYPE_CHECKING:
+    from speednik.simulation import SimState
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationEncoder:
+    """A named observation: `encoder(sim)` gives a fresh float32 vector of
+    its values, in order. Pickles by name, so it crosses process
+    boundaries."""
+
+    name: str
+    values: tuple[Value, ...]
+    fn: Callable[[SimState], np.ndarray]
+    description: str = ""
+    # Its index among the compiled engine's observations
+    # (`speednik.engine.observation`); None: policies over it run on the
+    # readable runner.
+    compiled_kind: int | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return names(self.values)
+
+    @property
+    def compiled(self) -> bool:
+        return self.compiled_kind is not None
+
+    def __call__(self, sim: SimState) -> np.ndarray:
+        return self.fn(sim)
+
+    def __reduce__(self):
+        return (get_observation, (self.name,))
+
+
+OBSERVATIONS: dict[str, ObservationEncoder] = {
+    "basic": ObservationEncoder(
+        "basic", BASIC_VALUES, extract_observation,
+        "position, velocity, ground state, angle, progress and time", compiled_kind=0),
+    "terrain": ObservationEncoder(
+        "terrain", TERRAIN_VALUES, extract_terrain_observation,
+        "basic plus wall, ground, gap, slope, ceiling, enemy and spike probes",
+        compiled_kind=1),
+    "hazards": ObservationEncoder(
+        "hazards", HAZARD_VALUES, extract_hazard_observation,
+        "terrain plus rings held, invulnerability, and the enemy (with its motion) "
+        "and spikes ahead", compiled_kind=2),
+    "stall": ObservationEncoder(
+        "stall", STALL_VALUES, extract_stall_observation,
+        "hazards plus a clock of the frames since the player last got further",
+        compiled_kind=3),
+}
+DEFAULT_OBSERVATION = "basic"
+
+
+def list_observations() -> tuple[str, ...]:
+    return tuple(OBSERVATIONS)
+
+
+def get_observation(name: str | ObservationEncoder) -> ObservationEncoder:
+    """The encoder registered as `name` (an encoder is returned as is)."""
+    if isinstance(name, ObservationEncoder):
+        return name
+    try:
+        return OBSERVATIONS[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown observation {name!r}: accepted names are "
+            f"{', '.join(repr(n) for n in OBSERVATIONS)}") from None
+
+
+def compiled_observations() -> tuple[ObservationEncoder, ...]:
+    """The observations the compiled engine has, in the order of their
+    compiled index (0, 1, ...)."""
+    found = sorted((e for e in OBSERVATIONS.values() if e.compiled),
+                   key=lambda e: e.compiled_kind)
+    assert [e.compiled_kind for e in found] == list(range(len(found))), \
+        "compiled observation indices must run 0, 1, ... without gaps"
+    return tuple(found)
