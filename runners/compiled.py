@@ -17,7 +17,7 @@ import numpy as np
 
 from speednik.reward import DEFAULT_WEIGHTS, make_reward
 
-from runners.episode import episode_metrics, resolve_stage
+from runners.episode import episode_metrics, resolve_stage, stage_key
 from runners.errors import EpisodeError
 from runners.policies import FamilyAgentFactory, Policy, policy_of_spec
 from runners.result import EpisodeResult
@@ -44,10 +44,6 @@ def runs_compiled(job: tuple) -> bool:
     except ValueError:
         return True     # run_compiled raises the readable runner's error
     return policy.runs_compiled()
-
-
-def _stage_key(stage) -> object:
-    return ("object", id(stage)) if not isinstance(stage, (str, tuple)) else stage
 
 
 def _rows(genomes: list[np.ndarray]) -> np.ndarray:
@@ -100,7 +96,7 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
         episode_stage = []
         for k in members:
             ref = jobs[k][4]
-            key = _stage_key(ref)
+            key = stage_key(ref)
             if key not in stage_slot:
                 try:
                     stages.append(resolve_stage(ref))

@@ -54,6 +54,18 @@ _AFTER_UP = tuple(action_to_input(a, False) for a in range(NUM_ACTIONS))
 _AFTER_DOWN = tuple(action_to_input(a, True) for a in range(NUM_ACTIONS))
 
 
+def stage_key(stage: StageRef) -> Any:
+    """A hashable key naming the same stage as `stage`, for caches of
+    things built per stage: names and (seed, difficulty) pairs as they
+    are, a path as its string, a built `Stage` by identity (the cache must
+    then check the id was not reused)."""
+    if isinstance(stage, (str, tuple)):
+        return stage
+    if isinstance(stage, os.PathLike):
+        return ("path", os.fspath(stage))
+    return ("object", id(stage))
+
+
 def resolve_stage(stage: StageRef) -> Stage:
     """The `Stage` a reference names: a built-in name or .toml path, a
     `Stage` (returned as is), or a `(seed, difficulty)` pair."""

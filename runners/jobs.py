@@ -8,7 +8,7 @@ import pickle
 from collections import OrderedDict
 from typing import Any, Iterable, Sequence
 
-from runners.episode import EpisodeRunner, StageRef
+from runners.episode import EpisodeRunner, StageRef, stage_key
 from runners.errors import EpisodeError
 from runners.result import EpisodeResult
 from runners.runner_config import EpisodeTask, RunnerConfig
@@ -27,17 +27,9 @@ Job = tuple
 _RUNNERS: OrderedDict[Any, EpisodeRunner] = OrderedDict()
 
 
-def _stage_key(stage: StageRef) -> Any:
-    if isinstance(stage, Stage):
-        return ("object", id(stage))
-    if isinstance(stage, os.PathLike):
-        return ("path", os.fspath(stage))
-    return stage
-
-
 def runner_for(stage: StageRef, config: RunnerConfig) -> EpisodeRunner:
     """This process's runner for (stage, config), built on first use."""
-    key = (_stage_key(stage), config)
+    key = (stage_key(stage), config)
     runner = _RUNNERS.get(key)
     # A Stage is keyed by identity: make sure the id was not reused.
     if runner is not None and (not isinstance(stage, Stage) or runner.stage is stage):
