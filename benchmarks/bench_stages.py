@@ -20,7 +20,7 @@ import statistics
 import time
 import tracemalloc
 
-from speednik.engine.lowering import lower_stage
+from speednik.engine.lowering import compiled_stage, lower_stage
 from speednik.stages import DIFFICULTIES, build_stage, generate_profile
 
 TARGET_MS = 10.0
@@ -48,7 +48,7 @@ def memory(difficulty: str) -> tuple[float, float, float]:
         # The profile stays with the stage (in its meta): it counts.
         stage = build_stage(generate_profile(seed, difficulty))
         after_build = tracemalloc.get_traced_memory()[0]
-        stage.derive("compiled")
+        compiled_stage(stage)
         after_lower = tracemalloc.get_traced_memory()[0]
         stage.tiles.cast_down(0, 0, 0, False)   # the readable engine's first cast
         after_lists = tracemalloc.get_traced_memory()[0]

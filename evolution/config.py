@@ -68,7 +68,9 @@ def build_stages(names: list[str], out: TextIO | None = None,
             except (KeyError, ValueError, OSError) as exc:
                 raise ConfigError(f"stage {name!r} cannot be loaded: {exc}") from None
             if lower:
-                stage.derive("compiled")
+                from speednik.engine.lowering import compiled_stage
+
+                compiled_stage(stage)
             if line is not None:
                 line.update(done)
     except BaseException:

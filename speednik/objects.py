@@ -163,7 +163,7 @@ def interact(sim, prev_x: float, events: list) -> None:
     try:
         index = stage.object_index
     except AttributeError:          # its first use on this stage
-        index = stage.derive("object_index")
+        index = stage.derive("object_index", ObjectIndex)
     for kind, i, x0, y0, x1, y1 in index.near(p.x):
         if kind == SWITCH:
             if y0 <= p.y <= y1:
@@ -238,3 +238,16 @@ def _spring(sim, spring, events: list) -> None:
         wr, _ = radii(p)
         p.x = spring.x + sign * (SPRING_HALF_WIDTH + wr + 1)
     events.append(SpringEvent(spring.direction, spring.strength))
+
+
+def object_index(stage) -> ObjectIndex:
+    """The stage's own `ObjectIndex`, built on first use."""
+    return stage.derive("object_index", ObjectIndex)
+
+
+def object_tables(stage) -> ObjectTables:
+    """The stage's own `ObjectTables`, built on first use."""
+    try:
+        return stage.object_tables
+    except AttributeError:          # its first use on this stage
+        return stage.derive("object_tables", ObjectTables)

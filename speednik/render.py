@@ -156,10 +156,15 @@ def terrain_classes(stage: Stage) -> np.ndarray:
     return cls
 
 
+def stage_terrain_classes(stage: Stage) -> np.ndarray:
+    """The stage's own `terrain_classes`, built on first use."""
+    return stage.derive("terrain_classes", terrain_classes)
+
+
 def stage_image(stage: Stage, layer: int = 0) -> np.ndarray:
     """The whole stage's terrain as an RGB image (height, width, 3), as
     seen by a player on `layer`; objects are not drawn."""
-    return PALETTES[layer][stage.derive("terrain_classes")]
+    return PALETTES[layer][stage_terrain_classes(stage)]
 
 
 # -- drawing primitives (screen coordinates, clipped) ---------------------------
@@ -226,7 +231,7 @@ def render_frame(sim: SimState, width: int = SCREEN_WIDTH,
     stage = sim.stage
     cam_x, cam_y = camera(sim, width, height)
 
-    classes = stage.derive("terrain_classes")
+    classes = stage_terrain_classes(stage)
     view = classes[max(cam_y, 0):cam_y + height, max(cam_x, 0):cam_x + width]
     if view.shape != (height, width):
         padded = np.full((height, width), C_VOID, np.uint8)

@@ -46,6 +46,7 @@ from speednik.checks import positive_int
 from speednik.constants import DEFAULT_MAX_STEPS, TILE_SIZE
 from speednik.enemies import enemy_position
 from speednik.entities import SPRING_DIRECTIONS, SPRING_STRENGTHS
+from speednik.objects import object_tables
 from speednik.terrain import SOLID, TOP_ONLY
 
 if TYPE_CHECKING:
@@ -339,8 +340,8 @@ class TokenEncoder:
             t = stage.object_tables
             static = stage.token_planes
         except AttributeError:      # their first use on this stage
-            t = stage.derive("object_tables")
-            static = stage.derive("token_planes")
+            t = object_tables(stage)
+            static = stage.derive("token_planes", static_planes)
         p = sim.player.physics
         w = self.window
         half = w // 2

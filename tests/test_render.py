@@ -167,9 +167,9 @@ def test_small_stage_is_centred_on_void():
 
 def test_terrain_classes_are_cached_per_stage():
     stage = flat_stage()
-    assert stage.derive("terrain_classes") is stage.terrain_classes
-    assert stage.derive("terrain_classes") is stage.terrain_classes
-    assert flat_stage().derive("terrain_classes") is not stage.terrain_classes
+    assert render.stage_terrain_classes(stage) is stage.terrain_classes
+    assert render.stage_terrain_classes(stage) is stage.terrain_classes
+    assert render.stage_terrain_classes(flat_stage()) is not stage.terrain_classes
     full = stage_image(stage)
     assert full.shape == (stage.height, stage.width, 3)
 

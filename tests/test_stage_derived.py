@@ -6,11 +6,14 @@ import pickle
 
 import pytest
 
-from speednik.objects import ObjectIndex, ObjectTables
+from speednik.engine.lowering import compiled_stage
+from speednik.objects import ObjectIndex, ObjectTables, object_index, object_tables
+from speednik.render import stage_terrain_classes
 from speednik.simulation import create_sim, sim_step
 from speednik.physics import InputState
 from speednik.stages import Stage, load_stage
 from speednik.stages.stage import DERIVED
+from speednik.tokens import TokenEncoder
 from stage_fixtures import flat_stage
 
 
@@ -27,12 +30,13 @@ def test_derived_fields_are_built_on_first_use_and_kept():
     assert not any(_built(stage, name) for name in DERIVED)
     with pytest.raises(AttributeError):
         stage.object_index
-    index = stage.derive("object_index")
+    index = object_index(stage)
     assert isinstance(index, ObjectIndex) and stage.object_index is index
-    assert stage.derive("object_index") is index
+    assert object_index(stage) is index
+    assert stage.derive("object_index", lambda s: "built twice") is index
     assert _built(stage, "object_index") and not _built(stage, "object_tables")
-    assert isinstance(stage.derive("object_tables"), ObjectTables)
-    assert stage.derive("object_tables") is stage.object_tables
+    assert isinstance(object_tables(stage), ObjectTables)
+    assert object_tables(stage) is stage.object_tables
 
 
 def test_a_simulation_reads_the_stage_s_own_index():
@@ -45,13 +49,17 @@ def test_a_simulation_reads_the_stage_s_own_index():
 
 def test_derived_data_is_not_pickled():
     stage = load_stage("hillside")
-    for name in DERIVED:
-        stage.derive(name)
+    object_index(stage)
+    stage_terrain_classes(stage)
+    compiled_stage(stage)
+    TokenEncoder().encode(create_sim(stage))      # object tables, token planes
+    assert all(_built(stage, name) for name in DERIVED)
     copy = pickle.loads(pickle.dumps(stage))
     assert not any(_built(copy, name) for name in DERIVED)
     assert (copy.name, copy.width, copy.goal) == (stage.name, stage.width, stage.goal)
     assert len(pickle.dumps(stage)) == len(pickle.dumps(copy))
-    assert (copy.derive("token_planes") == stage.token_planes).all()
+    TokenEncoder().encode(create_sim(copy))
+    assert (copy.token_planes == stage.token_planes).all()
 
 
 def test_an_unpickled_simulation_builds_what_its_stage_needs():
@@ -66,7 +74,7 @@ def test_unknown_names_raise():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         flat_stage().nope
     with pytest.raises(AttributeError, match="no derived field 'nope'"):
-        flat_stage().derive("nope")
+        flat_stage().derive("nope", ObjectIndex)
 
 
 def test_reading_a_stage_s_attributes_stays_fast():

@@ -45,6 +45,7 @@ from speednik.engine.layout import (
     SOURCES,
 )
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
+from speednik.objects import object_index, object_tables
 from speednik.player import PlayerState
 
 # A lowered stage is two arrays, `ints` (int64) and `floats` (float64).
@@ -147,7 +148,7 @@ def lower_stage(stage) -> CompiledStage:
                          (I_A_UP, tiles.a_up), (I_A_LEFT, tiles.a_left)):
         head[slot] = ints.add(angles)
 
-    index = stage.derive("object_index")
+    index = object_index(stage)
     starts = [0]
     entries: list = []
     for column in index.columns:
@@ -165,7 +166,7 @@ def lower_stage(stage) -> CompiledStage:
     head[I_ENEMY_PERIOD] = ints.add([e.period for e in enemies])
     head[I_SWITCH_RIGHT] = ints.add([s.layer_right for s in stage.layer_switches])
     head[I_SWITCH_LEFT] = ints.add([s.layer_left for s in stage.layer_switches])
-    objs = stage.derive("object_tables")
+    objs = object_tables(stage)
     head[I_ENEMY_ORDER] = ints.add([i for i, _, _ in objs.enemies])
     for slot, values in (
             (I_RING_X, [r.x for r in stage.rings]), (I_RING_Y, [r.y for r in stage.rings]),
@@ -256,4 +257,4 @@ def death_cause_name(code: int) -> str:
 
 def compiled_stage(stage) -> CompiledStage:
     """The stage's own flat arrays, lowered on first use."""
-    return stage.derive("compiled")
+    return stage.derive("compiled", lower_stage)

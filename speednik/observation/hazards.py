@@ -30,6 +30,7 @@ import numpy as np
 
 from speednik.constants import INVULNERABLE_FRAMES, MAX_X_SPEED
 from speednik.enemies import enemy_position
+from speednik.objects import object_tables
 from speednik.observation.basic import F32, basic_values
 from speednik.observation.probes import (
     OBJECT_REACH,
@@ -37,7 +38,6 @@ from speednik.observation.probes import (
     nearest_enemy,
     nearest_spikes,
     object_features,
-    object_tables,
 )
 from speednik.observation.terrain import TERRAIN_VALUES, terrain_probes
 from speednik.observation.value import Value, names

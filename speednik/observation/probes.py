@@ -124,13 +124,6 @@ def looks_right(p) -> bool:
     return p.x_vel >= LOOK_SPEED or (p.x_vel > -LOOK_SPEED and p.facing_right)
 
 
-def object_tables(stage):
-    try:
-        return stage.object_tables
-    except AttributeError:          # its first use on this stage
-        return stage.derive("object_tables")
-
-
 def nearest_enemy(sim: SimState, objs, ahead: float):
     """(distance, dx, dy, enemy) of the nearest live enemy within reach,
     only among those with dx * ahead > 0 when `ahead` is not 0; distance

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from speednik.objects import object_tables
 from speednik.observation.basic import BASIC_VALUES, F32, basic_values
 from speednik.observation.probes import (
     BELOW_REACH,
@@ -58,7 +59,6 @@ from speednik.observation.probes import (
     nearest_enemy,
     nearest_spikes,
     object_features,
-    object_tables,
     ray,
 )
 from speednik.observation.value import Value, names

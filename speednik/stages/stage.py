@@ -5,10 +5,11 @@ A `Stage` is immutable once built, and everything computed from it alone
 belongs to it: the object index the simulation reads every frame, the
 sorted object tables of the observation and token encoders, the token
 planes, the terrain classes of the pictures, the compiled engine's flat
-arrays. Each is a field declared with `derived()` and named in `DERIVED`
-with the function that builds it ("module:function", called with the
-stage). `stage.derive("object_index")` builds it the first time it is
-asked for and keeps it in its slot; from then on it is a plain attribute,
+arrays. Each is a field declared with `derived()`, and the module that
+builds it reads it through one function of its own
+(`speednik.objects.object_index(stage)`, say), which calls
+`stage.derive("object_index", ObjectIndex)`: the stage builds it with that
+builder the first time it is asked for and keeps it in its slot; from then on it is a plain attribute,
 `stage.object_index`, as cheap to read as `stage.width`. So it is built
 once per stage and process, whoever asks first, and lives and dies with
 the stage. (Two threads asking first at once may both build it; they
@@ -20,25 +21,24 @@ the per-frame path, which may be the first to need a field, reads it as
     try:
         index = stage.object_index
     except AttributeError:          # its first use on this stage
-        index = stage.derive("object_index")
+        index = stage.derive("object_index", ObjectIndex)
 
 which costs nothing once it is built (a `try` is free when nothing is
-raised); elsewhere `stage.derive(name)` is simpler. The stage has no
+raised); elsewhere the builder's own reader is simpler. The stage has no
 `__getattr__` hook doing this on its own: Python reads every attribute
 of a class with such a hook several times slower, `stage.width` included.
 
 Derived data is not pickled: a stage sent to another process arrives with
 its built fields only and builds the rest there when they are first read.
 
-To add one: a `name: Type = derived()` field below and a `DERIVED` entry.
-The builders are imported when first needed, so the stage depends on none
-of those modules until then.
+To add one: a `name: Type = derived()` field below, and a reader beside
+its builder. The stage imports none of the builders (they know what a
+stage is; it need not know them), so every dependency is a plain import.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -56,16 +56,6 @@ from speednik.terrain import TileMap
 if TYPE_CHECKING:
     from speednik.engine.lowering import CompiledStage
     from speednik.objects import ObjectIndex, ObjectTables
-
-# Each derived field, and the function that builds it from a stage.
-DERIVED: dict[str, str] = {
-    "object_index": "speednik.objects:ObjectIndex",
-    "object_tables": "speednik.objects:ObjectTables",
-    "token_planes": "speednik.tokens:static_planes",
-    "terrain_classes": "speednik.render:terrain_classes",
-    "compiled": "speednik.engine.lowering:lower_stage",
-}
-
 
 def derived():
     """A field computed from the stage when first read (see `DERIVED`)."""
@@ -105,19 +95,17 @@ class Stage:
     # The flat arrays the compiled engine reads (speednik.engine.lowering).
     compiled: CompiledStage = derived()
 
-    def derive(self, name: str):
-        """The derived field `name` (see `DERIVED`), built now if this is
-        the first time it is needed."""
+    def derive(self, name: str, build: Callable[[Stage], Any]):
+        """The derived field `name`, built by `build(stage)` now if this is
+        the first time it is needed, and kept."""
         try:
             return getattr(self, name)
         except AttributeError:
-            target = DERIVED.get(name)
-            if target is None:
+            if name not in DERIVED:
                 raise AttributeError(
                     f"a stage has no derived field {name!r}; derived fields are "
                     f"{', '.join(DERIVED)}") from None
-        module, function = target.split(":")
-        value = getattr(import_module(module), function)(self)
+        value = build(self)
         setattr(self, name, value)
         return value
 
@@ -136,5 +124,5 @@ class Stage:
         return out
 
 
-assert set(DERIVED) == {f.name for f in fields(Stage) if not f.init}, \
-    "every derived field of Stage needs its builder in DERIVED, and back"
+# The fields a stage derives from itself (module docstring).
+DERIVED: tuple[str, ...] = tuple(f.name for f in fields(Stage) if not f.init)
