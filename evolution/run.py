@@ -24,6 +24,7 @@ from evolution.resume import config_for_resume
 from evolution.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
 from evolution.run_lines import ClusterLines, format_time, make_reporter, policy_words, where_it_runs
 from evolution.run_options import build_parser, config_from_args
+from evolution.settings_file import SettingsFileError, expand_settings
 from runners.result import ending
 
 
@@ -82,6 +83,10 @@ def _error(message: str, status: int = EXIT_USAGE) -> int:
 
 def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     parser = build_parser()
+    try:
+        argv = expand_settings(sys.argv[1:] if argv is None else argv)
+    except SettingsFileError as exc:
+        return _error(str(exc))
     args = parser.parse_args(argv)
     note = None
     try:

@@ -147,6 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--init-sigma", type=float,
         help=f"standard deviation of the initial random weights, above 0 and at "
              f"most {SIGMA_MAX:g}")
+    p.add_argument("--settings", metavar="FILE",
+                   help="a search method's settings from a file (the best.json of "
+                        "python -m evolution.tune), as if typed where --settings stands; "
+                        "it sets --algorithm when that is not given")
     p.add_argument("--quiet", action="store_true", help="print only the final summary")
     p.add_argument("--no-plots", action="store_true",
                    help="do not draw fitness.png at the end (it takes a second or two "

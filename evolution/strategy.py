@@ -126,6 +126,23 @@ class StrategySetting:
 
 
 @dataclass(frozen=True)
+class Tunable:
+    """One dimension of a strategy's search space for `evolution.tune`:
+    a setting of `evolution.run` (its dest name: `es_lr`, `init_sigma`)
+    and the range it is drawn from (on a log scale when `log`)."""
+
+    name: str
+    low: float
+    high: float
+    log: bool = False
+    whole: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
 class StrategyEntry:
     name: str
     summary: str
@@ -140,6 +157,9 @@ class StrategyEntry:
     # The one policy family it evolves, whose genomes it encodes itself
     # (NEAT's networks); None: any family whose genomes are of one size.
     policy: str | None = None
+    # What `evolution.tune` searches, with the same budget for every
+    # strategy: the settings that most change what it finds.
+    tuning: tuple[Tunable, ...] = ()
 
     def missing(self) -> str | None:
         """A one-line reason it cannot run here, or None."""
@@ -165,10 +185,16 @@ STRATEGIES: dict[str, StrategyEntry] = {
     "ga": StrategyEntry(
         "ga", "tournament selection, blend crossover, Gaussian mutation, elitism "
               "(--tournament, --cx-prob, --mut-prob, --mut-sigma, --mut-indpb, --elite)",
-        "evolution.ga:GeneticAlgorithm"),
+        "evolution.ga:GeneticAlgorithm",
+        tuning=(Tunable("mut_sigma", 0.02, 1.0, log=True), Tunable("mut_prob", 0.1, 0.9),
+                Tunable("mut_indpb", 0.02, 0.5, log=True), Tunable("cx_prob", 0.0, 0.9),
+                Tunable("tournament", 2, 7, whole=True),
+                Tunable("init_sigma", 0.05, 2.0, log=True))),
     "cmaes": StrategyEntry(
         "cmaes", "DEAP's CMA-ES: --population samples a generation, --init-sigma "
-                 "is its first step size", "evolution.cmaes:CMAES"),
+                 "is its first step size", "evolution.cmaes:CMAES",
+        tuning=(Tunable("init_sigma", 0.05, 2.0, log=True),
+                Tunable("population", 16, 160, log=True, whole=True))),
     "openai-es": StrategyEntry(
         "openai-es", "OpenAI's evolution strategy (Salimans et al. 2017): antithetic "
                      "Gaussian samples around a mean, centred-rank fitness shaping, "
@@ -180,7 +206,9 @@ STRATEGIES: dict[str, StrategyEntry] = {
             StrategySetting("es_weight_decay", 0.005, 0.0, 1.0,
                             "L2 weight decay coefficient"),
         ),
-        population_multiple=2),
+        population_multiple=2,
+        tuning=(Tunable("es_sigma", 0.005, 1.0, log=True), Tunable("es_lr", 0.001, 0.3, log=True),
+                Tunable("es_weight_decay", 1e-4, 0.05, log=True))),
     "map-elites": StrategyEntry(
         "map-elites", "MAP-Elites with pyribs (the 'qd' extra): a grid archive over "
                       "mean speed and rings, Iso+LineDD variation of its elites; "
@@ -193,7 +221,10 @@ STRATEGIES: dict[str, StrategyEntry] = {
                             "isotropic mutation of an elite"),
             StrategySetting("qd_line_sigma", 0.2, 0.0, 100.0,
                             "step along the line to another elite"),
-        )),
+        ),
+        tuning=(Tunable("qd_iso_sigma", 0.005, 1.0, log=True),
+                Tunable("qd_line_sigma", 0.01, 1.0, log=True),
+                Tunable("qd_bins", 4, 32, whole=True))),
     "neat": StrategyEntry(
         "neat", "NEAT with neat-python: networks grown from inputs wired to the "
                 "actions, speciated, bred within species; evolves --policy neat "
@@ -216,7 +247,11 @@ STRATEGIES: dict[str, StrategyEntry] = {
             StrategySetting("neat_max_stagnation", 15, 1, 100000,
                             "generations a species may go without improving before "
                             "it is dropped (the best two never are)", whole=True),
-        )),
+        ),
+        tuning=(Tunable("neat_compat_threshold", 0.3, 4.0, log=True),
+                Tunable("neat_node_add_prob", 0.02, 0.5, log=True),
+                Tunable("neat_conn_add_prob", 0.05, 0.9, log=True),
+                Tunable("neat_weight_power", 0.05, 2.0, log=True))),
 }
 
 

@@ -1,0 +1,298 @@
+"""`python -m evolution.tune`: a search method's own settings tuned with
+Optuna, on the training stages of a task, scored on its validation
+stages only.
+
+    python -m evolution.tune --method openai-es --trials 20 --frames 2000000 \\
+        --out runs/tune-openai-es -- --stage gen:medium:0-31 \\
+        --validation-stage gen:medium:2000-2049 --observation stall
+
+Each trial is one `evolution.run` of the task with the settings Optuna's
+TPE sampler proposes, stopped after `--frames` frames (its `--max-frames`),
+into OUT/trials/NNNN. Its score is the validation completion of the genome
+the run chose (the fraction of validation stages it finishes, plus a
+hundredth of its mean progress to break ties). Test stages of the task
+are dropped: tuning never plays them. What is searched is declared beside
+each method, in its registry entry (`evolution.strategy`, `tuning`).
+
+The study lives in OUT/study.db (SQLite): run the same command again and
+an interrupted tuning goes on until `--trials` trials are complete; a
+trial a killed process left unfinished is played again with the same
+settings. The sampler is seeded per trial from `--seed` and the number of
+trials complete, so a tuning stopped and resumed proposes exactly what an
+uninterrupted one does. Several processes may share OUT (on one file
+system); their trials then come in no fixed order.
+
+OUT/best.json holds the best settings found, as `evolution.run --settings`
+and `evolution.compare --settings` read them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from evolution.config import ConfigError
+from evolution.run_options import RESUMABLE, config_from_args
+from evolution.run_options import build_parser as run_parser
+from evolution.settings_file import settings_flags, write_settings
+from evolution.strategy import Tunable, get_strategy, list_strategies
+from runners.cli import OneLineParser
+
+STUDY_NAME = "study.db"
+BEST_NAME = "best.json"
+TRIALS_DIR = "trials"
+GENERATIONS = 1_000_000
+# Options each trial sets itself.
+OWN_OPTIONS = ("--algorithm", "--max-frames", "--out", "--resume", "--generations",
+               "--quiet")
+
+
+class TuneError(ValueError):
+    """Bad input to the tuning; the message says what is accepted."""
+
+
+def tunable_methods() -> list[str]:
+    return [m for m in list_strategies() if get_strategy(m).tuning]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(
+        prog="python -m evolution.tune", error_name="evolution.tune",
+        usage="%(prog)s --method M --trials N --frames F --out DIR [--seed S] "
+              "-- [evolution.run options of the task]",
+        description="Tune a search method's own settings with Optuna: each trial is a "
+                    "run of F frames on the task's training stages, scored on its "
+                    "validation stages.",
+        epilog="exit status: 0 done; 1 a trial failed; 2 bad input; 130 Ctrl-C, 143 "
+               "SIGTERM (run the same command again to go on).")
+    p.add_argument("--method", required=True, choices=list_strategies(), metavar="METHOD",
+                   help=f"the search method: {', '.join(tunable_methods())}")
+    p.add_argument("--trials", type=int, required=True, metavar="N",
+                   help="trials to complete in all (a resumed tuning counts those done)")
+    p.add_argument("--frames", type=int, required=True, metavar="F",
+                   help="frames each trial's run may play (its --max-frames)")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR",
+                   help="where the study (study.db), the trials' runs and best.json go")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the sampler (default 0); the runs use the task's --seed")
+    p.add_argument("task", nargs="*", metavar="-- RUN_OPTION",
+                   help="after --: the evolution.run options of the task, with "
+                        "--validation-stage")
+    return p
+
+
+def check_task(method: str, task: list[str]):
+    """The task's run configuration, without test stages; TuneError for
+    a method with nothing to tune, a task without validation stages, or
+    options the tuning sets itself."""
+    if not get_strategy(method).tuning:
+        raise TuneError(f"--method {method} has no tunable settings; methods with "
+                        f"some: {', '.join(tunable_methods())}")
+    clash = [o for o in OWN_OPTIONS if o in task]
+    if clash:
+        raise TuneError(f"{', '.join(clash)} are set by the tuning for each trial; "
+                        f"leave them out of the task")
+    config = trial_config(method, task, {}, frames=1)
+    if not config.validation_stages:
+        raise TuneError("the task has no --validation-stage: a trial is scored on "
+                        "validation stages only; give some (gen:medium:2000-2049, say)")
+    return config
+
+
+def trial_config(method: str, task: list[str], params: dict, frames: int):
+    """The run configuration of a trial: the task with the method, the
+    trial's settings and the frame budget, and no test stages."""
+    line = [*task, "--algorithm", method, "--max-frames", str(frames),
+            "--generations", str(GENERATIONS), *settings_flags(params)]
+    parser = run_parser()
+    try:
+        args = parser.parse_args(line)
+    except SystemExit as exc:
+        raise TuneError(f"the task's options are not accepted by evolution.run "
+                        f"(exit status {exc.code}): {' '.join(task)}") from None
+    try:
+        return config_from_args(args).replace(test_stages=[])
+    except ConfigError as exc:
+        raise TuneError(str(exc)) from None
+
+
+def suggest(trial, tuning: Sequence[Tunable]) -> dict:
+    params = {}
+    for t in tuning:
+        if t.whole:
+            params[t.name] = trial.suggest_int(t.name, int(t.low), int(t.high), log=t.log)
+        else:
+            params[t.name] = trial.suggest_float(t.name, t.low, t.high, log=t.log)
+    return params
+
+
+def distributions(tuning: Sequence[Tunable]) -> dict:
+    import optuna
+
+    return {t.name: (optuna.distributions.IntDistribution(int(t.low), int(t.high), log=t.log)
+                     if t.whole else
+                     optuna.distributions.FloatDistribution(t.low, t.high, log=t.log))
+            for t in tuning}
+
+
+def score_of(logbook: list[dict], stages: int) -> tuple[float, int, float]:
+    """(score, validation goals, validation progress) of a finished run:
+    its last validation."""
+    rows = [r for r in logbook if r.get("val_goals") is not None]
+    if not rows:
+        return 0.0, 0, 0.0
+    goals, progress = int(rows[-1]["val_goals"]), float(rows[-1]["val_progress"])
+    return goals / stages + 0.01 * progress, goals, progress
+
+
+def open_study(out: Path, method: str, frames: int, task, seed: int):
+    """The study in OUT/study.db, created or reopened; TuneError when it
+    holds another method, budget, task (its settings that change results)
+    or seed."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    out.mkdir(parents=True, exist_ok=True)
+    storage = f"sqlite:///{(out / STUDY_NAME).resolve()}"
+    settings = {k: v for k, v in task.to_dict().items() if k not in RESUMABLE}
+    identity = {"method": method, "frames": frames, "seed": seed, "task": settings}
+    study = optuna.create_study(study_name="tune", storage=storage, direction="maximize",
+                                load_if_exists=True)
+    held = study.user_attrs.get("identity")
+    if held is None:
+        study.set_user_attr("identity", identity)
+    elif held != identity:
+        differ = [f"{k} {identity[k]!r} (recorded: {held.get(k)!r})"
+                  for k in ("method", "frames", "seed") if held.get(k) != identity[k]]
+        recorded = held.get("task") or {}
+        differ += [f"the task's {k} {v!r} (recorded: {recorded.get(k)!r})"
+                   for k, v in settings.items() if recorded.get(k) != v]
+        differ = ", ".join(differ)
+        raise TuneError(f"{out} holds another tuning: {differ}; give its settings or "
+                        f"choose another --out")
+    return study
+
+
+def requeue_abandoned(study, out: Path) -> None:
+    """Trials a killed process of this machine left running are marked
+    failed, their runs removed, and their settings queued to play again."""
+    from optuna.trial import TrialState
+
+    host = socket.gethostname()
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        owner = t.user_attrs.get("owner")
+        if not owner or owner[0] != host or _alive(owner[1]):
+            continue
+        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+        shutil.rmtree(out / TRIALS_DIR / f"{t.number:04d}", ignore_errors=True)
+        study.enqueue_trial(t.params, user_attrs={"replays": t.number})
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def complete(study) -> list:
+    from optuna.trial import TrialState
+
+    return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+
+
+def tune(method: str, trials: int, frames: int, out: Path, task: list[str], seed: int = 0,
+         say=print) -> dict:
+    """Runs trials until `trials` are complete in OUT's study; the best
+    settings (also written to OUT/best.json)."""
+    import optuna
+
+    from evolution.evolve import evolve
+
+    entry = get_strategy(method)
+    base = check_task(method, task)
+    study = open_study(out, method, frames, base, seed)
+    requeue_abandoned(study, out)
+    stages = len(base.validation_stage_names())
+    while len(done := complete(study)) < trials:
+        # Seeded by what is complete: a resumed tuning proposes what an
+        # uninterrupted one would have.
+        study.sampler = optuna.samplers.TPESampler(seed=seed * 100_003 + len(done))
+        trial = study.ask(distributions(entry.tuning))
+        trial.set_user_attr("owner", [socket.gethostname(), os.getpid()])
+        params = {t.name: trial.params[t.name] for t in entry.tuning}
+        config = trial_config(method, task, params, frames)
+        t0 = time.perf_counter()
+        outcome = evolve(config, out / TRIALS_DIR / f"{trial.number:04d}")
+        if outcome.interrupted:
+            # Left running: the next start plays it again from the start.
+            raise KeyboardInterrupt
+        value, goals, progress = score_of(outcome.logbook, stages)
+        study.tell(trial, value)
+        best = study.best_trial
+        write_settings(out / BEST_NAME, method, best.params,
+                       {"trial": best.number, "score": best.value, "frames": frames,
+                        "trials": len(done) + 1, "task": task})
+        shown = "  ".join(f"{k} {_num(v)}" for k, v in params.items())
+        say(f"trial {len(done) + 1}/{trials} (#{trial.number})  {shown}  validation "
+            f"{goals}/{stages} goals, progress {100 * progress:.1f}%  score {value:.4f}  "
+            f"best {best.value:.4f} (#{best.number})  {time.perf_counter() - t0:.0f} s",
+            flush=True)
+    best = study.best_trial
+    return {"params": best.params, "score": best.value, "trial": best.number}
+
+
+def _num(v) -> str:
+    return str(v) if isinstance(v, int) else f"{v:.4g}"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, stopping the tuning as Ctrl-C does."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.trials < 1 or args.frames < 1:
+        parser.error("--trials and --frames must be whole numbers >= 1")
+    from importlib.util import find_spec
+
+    if find_spec("optuna") is None:
+        print("evolution.tune: error: tuning needs Optuna, which the 'tune' extra "
+              "installs: pip install 'speednik-evolve[tune]' (make installs it)",
+              file=sys.stderr)
+        return 2
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        best = tune(args.method, args.trials, args.frames, args.out, list(args.task),
+                    args.seed)
+    except (TuneError, ConfigError) as exc:
+        print(f"evolution.tune: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:
+        print("evolution.tune: interrupted; run the same command again to go on",
+              file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    print(f"best settings (trial #{best['trial']}, score {best['score']:.4f}): "
+          + json.dumps(best["params"]) + f"; written to {args.out / BEST_NAME}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
