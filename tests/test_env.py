@@ -23,7 +23,7 @@ from speednik.tokens import FEATURE_IDS
 from stage_fixtures import flat_stage, pit_stage
 
 INFO_KEYS = {"frame", "x", "y", "max_x", "rings", "deaths", "goal_reached"}
-OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "tokens")
+OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "lookahead", "tokens")
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -516,7 +516,7 @@ def test_the_stall_clock_counts_going_back_and_standing_still():
 # -- registry -------------------------------------------------------------------
 
 def test_registry_names_and_sizes():
-    assert list_observations() == ("basic", "terrain", "hazards", "stall")
+    assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead")
     basic, ter = get_observation("basic"), get_observation("terrain")
     haz, stall = get_observation("hazards"), get_observation("stall")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
@@ -525,7 +525,9 @@ def test_registry_names_and_sizes():
     assert (stall.name, stall.size) == ("stall", STALL_OBS_DIM) == ("stall", 39)
     assert OBSERVATIONS["basic"] is basic
     assert get_observation(basic) is basic
-    for enc in (basic, ter, haz, stall):
+    look = get_observation("lookahead")
+    assert look.size == 49 and look.feature_names[:39] == STALL_NAMES
+    for enc in (basic, ter, haz, stall, look):
         assert len(enc.feature_names) == enc.size
 
 
@@ -583,3 +585,60 @@ def test_a_value_is_reached_by_its_name_in_one_definition():
     for encoder in OBSERVATIONS.values():
         assert encoder.feature_names == tuple(v.name for v in encoder.values)
         assert all(v.high is None or v.low < v.high for v in encoder.values)
+
+
+def _lookahead_at(stage, x: float, y: float, **physics) -> dict:
+    from speednik.observation import LOOKAHEAD_NAMES, extract_lookahead_observation
+
+    sim = create_sim(stage)
+    p = sim.player.physics
+    p.x, p.y = x, y
+    for k, v in physics.items():
+        setattr(p, k, v)
+    return dict(zip(LOOKAHEAD_NAMES, extract_lookahead_observation(sim).tolist()))
+
+
+def test_lookahead_sees_skybridge_s_red_spring_and_the_cliff_it_climbs():
+    sky = load_stage("skybridge")
+    # The red spring at x 3760, 260 px ahead, and the 240 px cliff at 3920.
+    far = _lookahead_at(sky, 3500, 668)
+    assert far["spring_ahead_power"] == 1.0 and far["spring_ahead_up"] == 1.0
+    assert far["spring_ahead_forward"] == 0.0
+    assert far["spring_ahead_dx"] == pytest.approx(260 / 320, abs=1e-6)
+    assert far["spring_ahead_near"] == pytest.approx(1 - 260 / 320, abs=1e-3)
+    assert far["wall_ahead_height"] == 0.0
+    near = _lookahead_at(sky, 3850, 668)
+    assert near["spring_ahead_near"] == 0.0             # behind the player now
+    assert near["wall_ahead_height"] * 256 == pytest.approx(240, abs=2)
+    # The yellow spring's wall at 1712 is 144 px tall.
+    assert _lookahead_at(sky, 1650, 684)["wall_ahead_height"] * 256 == pytest.approx(144, abs=2)
+    yellow = _lookahead_at(sky, 1300, 684)
+    assert yellow["spring_ahead_power"] == pytest.approx(10 / 16)
+    # Looking back (moving left): nothing ahead.
+    back = _lookahead_at(sky, 3850, 668, x_vel=-4.0)
+    assert back["spring_ahead_dx"] > 0 and back["wall_ahead_height"] == 0.0
+
+
+def test_lookahead_spindash_charge_and_bounds_on_every_stage():
+    from speednik.observation import LOOKAHEAD_VALUES, extract_lookahead_observation
+
+    sim = create_sim(load_stage("hillside"))
+    for _ in range(5):
+        sim_step(sim, InputState())
+    charges = []
+    for frame in range(12):
+        press = frame % 2 == 0
+        sim_step(sim, InputState(down_held=True, jump_pressed=press, jump_held=press))
+        charges.append(extract_lookahead_observation(sim)[-1])
+    assert max(charges) > 0 and all(0.0 <= c <= 1.0 for c in charges)
+    low = np.array([v.low for v in LOOKAHEAD_VALUES])
+    high = np.array([v.high if v.high is not None else np.inf for v in LOOKAHEAD_VALUES])
+    for stage in BUILTIN_STAGES:
+        sim = create_sim(load_stage(stage))
+        for frame in range(1500):
+            sim_step(sim, InputState(right=True, jump_pressed=frame % 40 == 0,
+                                     jump_held=frame % 40 < 10))
+            obs = extract_lookahead_observation(sim)
+            assert np.all(obs >= low) and np.all(obs <= high), (stage, frame)
+            if sim.player_dead or sim.goal_reached:
+                break

@@ -13,6 +13,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from speednik.engine.jit import frame_jit
 from speednik.engine.layout import (
     F_GROUND_SPEED,
     F_MAX_X,
@@ -253,6 +254,13 @@ def death_cause_code(cause: str) -> int:
 def death_cause_name(code: int) -> str:
     """The death cause an engine code stands for ("" for NO_CAUSE)."""
     return SOURCES[code] if code != NO_CAUSE else ""
+
+
+@frame_jit
+def spring_count(st) -> int:
+    """How many springs the stage has: the direction and strength tables,
+    one entry per spring, are laid out one after the other."""
+    return st.ints[I_SPRING_STRENGTH] - st.ints[I_SPRING_DIRECTION]
 
 
 def compiled_stage(stage) -> CompiledStage:

@@ -1,4 +1,4 @@
-"""The "basic", "terrain", "hazards" and "stall" observations
+"""The "basic", "terrain", "hazards", "stall" and "lookahead" observations
 (`speednik.observation`), compiled: written into a float32 array instead
 of returned."""
 from __future__ import annotations
@@ -9,6 +9,7 @@ from speednik.engine.jit import frame_jit
 from speednik.engine.layout import (
     F_GROUND_SPEED,
     F_MAX_X,
+    F_SPINREV,
     F_X,
     F_X_VEL,
     F_Y,
@@ -22,6 +23,9 @@ from speednik.engine.layout import (
     S_RINGS,
     S_ROLLING,
     S_WITHOUT_GAIN,
+    SPRING_RED,
+    SPRING_RIGHT,
+    SPRING_UP,
 )
 from speednik.engine.lowering import (
     G_GOAL_X,
@@ -33,7 +37,12 @@ from speednik.engine.lowering import (
     I_NUM_SPIKES,
     I_SPIKE_X,
     I_SPIKE_Y,
+    I_SPRING_DIRECTION,
+    I_SPRING_STRENGTH,
+    I_SPRING_X,
+    I_SPRING_Y,
     I_WIDTH,
+    spring_count,
 )
 from speednik.engine.objects import enemy_gone, enemy_position
 from speednik.engine.terrain import (
@@ -45,9 +54,17 @@ from speednik.engine.terrain import (
     height_tiles,
     width_tiles,
 )
-from speednik.constants import MAX_X_SPEED
+from speednik.constants import MAX_X_SPEED, SPINDASH_MAX_REV, SPRING_RED_SPEED, SPRING_YELLOW_SPEED
 from speednik.observation.basic import _INV_SPEED, _INV_TIME, BASIC_VALUES
 from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
+from speednik.observation.lookahead import (
+    _INV_SPRING_REACH,
+    CEILING_AHEAD,
+    GROUND_FARTHER,
+    LOOKAHEAD_VALUES,
+    SPRING_REACH,
+    WALL_HEIGHT_REACH,
+)
 from speednik.observation.probes import (
     BELOW_REACH,
     CEILING_REACH,
@@ -76,6 +93,7 @@ OBS_SIZES = tuple(e.size for e in compiled_observations())
 OBS_BASIC = get_observation("basic").compiled_kind
 OBS_HAZARDS = get_observation("hazards").compiled_kind
 OBS_STALL = get_observation("stall").compiled_kind
+OBS_LOOKAHEAD = get_observation("lookahead").compiled_kind
 
 # Where each value is written: each observation extends the one before
 # it, so a value sits at the same place in every observation that has it.
@@ -94,6 +112,10 @@ RINGS_HELD, INVULNERABLE, ENEMY_AHEAD_NEAR, ENEMY_AHEAD_VX, ENEMY_AHEAD_VY, \
         "rings_held", "invulnerable", "enemy_ahead_near", "enemy_ahead_vx",
         "enemy_ahead_vy", "spikes_ahead_near"))
 STALLED_FOR = index_of(STALL_VALUES, "stalled_for")
+SPRING_AHEAD_NEAR, WALL_AHEAD_HEIGHT, CEILING_AHEAD_AT, GROUND_AHEAD_FARTHER, \
+    SPINDASH_CHARGE = (index_of(LOOKAHEAD_VALUES, n) for n in (
+        "spring_ahead_near", "wall_ahead_height", "ceiling_ahead", "ground_ahead_farther",
+        "spindash_charge"))
 
 
 @frame_jit
@@ -119,11 +141,13 @@ def observe(kind, st, f, s, gone, out):
     basic_values(st, f, s, out)
     if kind != OBS_BASIC:
         terrain_probes(st, f, s, gone, out)
-    if kind == OBS_HAZARDS or kind == OBS_STALL:
+    if kind == OBS_HAZARDS or kind == OBS_STALL or kind == OBS_LOOKAHEAD:
         hazards_ahead(st, f, s, gone, out)
-    if kind == OBS_STALL:
+    if kind == OBS_STALL or kind == OBS_LOOKAHEAD:
         clock = s[S_WITHOUT_GAIN] * _INV_STALL
         out[STALLED_FOR] = 1.0 if clock > 1.0 else clock
+    if kind == OBS_LOOKAHEAD:
+        lookahead_probes(st, f, s, out)
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -375,3 +399,78 @@ def hazards_ahead(st, f, s, gone, out):
         out[ENEMY_AHEAD_VY] = 0.0
     best, hdx, hdy = _nearest_spikes(st, f, look)
     _object_features(best, hdx, hdy, look, out, SPIKES_AHEAD_NEAR)
+
+
+# -- lookahead ------------------------------------------------------------------
+
+@frame_jit
+def _spring_ahead(st, f, look, out, k):
+    """`speednik.observation.lookahead.spring_ahead` into out[k:k + 6]."""
+    ints, floats = st.ints, st.floats
+    px, py = f[F_X], f[F_Y]
+    best = SPRING_REACH + 1.0
+    found = -1
+    dx_best = dy_best = 0.0
+    xs, ys = ints[I_SPRING_X], ints[I_SPRING_Y]
+    for i in range(spring_count(st)):
+        dx, dy = floats[xs + i] - px, floats[ys + i] - py
+        if dx * look <= 0.0:
+            continue
+        d = math.sqrt(dx * dx + dy * dy)
+        if d < best:
+            best, found, dx_best, dy_best = d, i, dx, dy
+    if found < 0 or best > SPRING_REACH:
+        for j in range(6):
+            out[k + j] = 0.0
+        return
+    strength = ints[ints[I_SPRING_STRENGTH] + found]
+    speed = SPRING_RED_SPEED if strength == SPRING_RED else SPRING_YELLOW_SPEED
+    direction = ints[ints[I_SPRING_DIRECTION] + found]
+    if direction == SPRING_UP:
+        up, forward = 1.0, 0.0
+    else:
+        up = 0.0
+        forward = (1.0 if direction == SPRING_RIGHT else -1.0) * look
+    out[k] = 1.0 - best * _INV_SPRING_REACH
+    out[k + 1] = dx_best * look * _INV_SPRING_REACH
+    out[k + 2] = dy_best * _INV_SPRING_REACH
+    out[k + 3] = speed / SPRING_RED_SPEED
+    out[k + 4] = up
+    out[k + 5] = forward
+
+
+@frame_jit
+def _wall_height(st, x, y, feet, sign, ahead, layer):
+    """`speednik.observation.lookahead.wall_height`."""
+    d, _ = ray(st, ahead, x, y, layer, WALL_REACH)
+    if d > WALL_REACH:
+        return 0.0
+    column = x + sign * (d + 1)
+    top = feet - WALL_HEIGHT_REACH
+    down, _ = ray(st, DOWN, column, top, layer, WALL_HEIGHT_REACH)
+    if down <= 0:
+        return 1.0
+    rise = WALL_HEIGHT_REACH - down
+    return 0.0 if rise < 0 else rise / WALL_HEIGHT_REACH
+
+
+@frame_jit
+def lookahead_probes(st, f, s, out):
+    layer = s[S_LAYER]
+    x = int(math.floor(f[F_X]))
+    y = int(math.floor(f[F_Y]))
+    if _looks_right(f, s):
+        look, sign, ahead = 1.0, 1, RIGHT
+    else:
+        look, sign, ahead = -1.0, -1, LEFT
+    hr = radii(s)[1]
+    feet = y + hr
+    above, _ = ray(st, UP, x + sign * CEILING_AHEAD, y - hr, layer, CEILING_REACH)
+    top = y - GROUND_PROBE_RISE
+    reach = feet - top + DROP_REACH
+    _spring_ahead(st, f, look, out, SPRING_AHEAD_NEAR)
+    out[WALL_AHEAD_HEIGHT] = _wall_height(st, x, y, feet, sign, ahead, layer)
+    out[CEILING_AHEAD_AT] = (above if above < CEILING_REACH else CEILING_REACH) / CEILING_REACH
+    _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_FARTHER, out,
+                  GROUND_AHEAD_FARTHER)
+    out[SPINDASH_CHARGE] = f[F_SPINREV] / SPINDASH_MAX_REV

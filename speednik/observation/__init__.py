@@ -10,7 +10,10 @@ One module per observation, each extending the one before it:
 - `hazards` (38): terrain plus rings held, invulnerability, and the enemy
   (with its motion) and spikes ahead;
 - `stall` (39): hazards plus a clock of the frames since the player last
-  got further.
+  got further;
+- `lookahead` (49): stall plus the next spring and what it does, the
+  height of the wall ahead, a low ceiling ahead, the ground farther on,
+  and the spindash charge.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -32,6 +35,12 @@ from speednik.observation.hazards import (
     HAZARD_OBS_DIM,
     HAZARD_VALUES,
     extract_hazard_observation,
+)
+from speednik.observation.lookahead import (
+    LOOKAHEAD_NAMES,
+    LOOKAHEAD_OBS_DIM,
+    LOOKAHEAD_VALUES,
+    extract_lookahead_observation,
 )
 from speednik.observation.probes import GROUND_AHEAD, OBJECT_REACH, ray
 from speednik.observation.registry import (
@@ -63,7 +72,8 @@ __all__ = [
     "TERRAIN_NAMES", "TERRAIN_OBS_DIM", "TERRAIN_VALUES", "extract_terrain_observation",
     "HAZARD_NAMES", "HAZARD_OBS_DIM", "HAZARD_VALUES", "extract_hazard_observation",
     "STALL_NAMES", "STALL_NORM", "STALL_OBS_DIM", "STALL_VALUES",
-    "extract_stall_observation", "stall_clock", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "extract_stall_observation", "stall_clock", "LOOKAHEAD_NAMES", "LOOKAHEAD_OBS_DIM",
+    "LOOKAHEAD_VALUES", "extract_lookahead_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

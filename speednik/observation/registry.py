@@ -10,6 +10,7 @@ import numpy as np
 
 from speednik.observation.basic import BASIC_VALUES, extract_observation
 from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observation
+from speednik.observation.lookahead import LOOKAHEAD_VALUES, extract_lookahead_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
 from speednik.observation.terrain import TERRAIN_VALUES, extract_terrain_observation
 from speednik.observation.value import Value, names
@@ -68,6 +69,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "stall", STALL_VALUES, extract_stall_observation,
         "hazards plus a clock of the frames since the player last got further",
         compiled_kind=3),
+    "lookahead": ObservationEncoder(
+        "lookahead", LOOKAHEAD_VALUES, extract_lookahead_observation,
+        "stall plus the next spring and its strength, the height of the wall ahead, "
+        "a low ceiling ahead, the ground farther on and the spindash charge",
+        compiled_kind=4),
 }
 DEFAULT_OBSERVATION = "basic"
 
