@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import platform
+from pathlib import Path
 import sys
 from typing import Any
 
@@ -111,13 +112,17 @@ def numeric_environment() -> dict[str, Any]:
 
 def _blas() -> dict[str, Any]:
     """threadpoolctl's description of numpy's BLAS (numpy's own
-    `show_runtime` reads it the same way)."""
+    `show_runtime` reads it the same way). A process may have loaded
+    others (scipy bundles its own OpenBLAS): numpy's wheels keep theirs
+    in numpy.libs (numpy/.dylibs on macOS), so that one is preferred."""
     from threadpoolctl import threadpool_info
 
-    for lib in threadpool_info():
-        if lib.get("user_api") == "blas":
+    found = [lib for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    for lib in found:
+        parts = Path(lib.get("filepath", "")).parts
+        if any(part in ("numpy.libs", ".dylibs", "numpy") for part in parts):
             return lib
-    return {}
+    return found[0] if found else {}
 
 
 def differences(recorded: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:
