@@ -18,18 +18,20 @@ larger stride: same real speed, choppier (and faster than real speed once
 a frame would show for more than 100 ms). A small overlay gives the frame
 number, speed and rings and names what just happened (a hit, a spring, an
 enemy destroyed, a checkpoint); the last frame holds for two seconds with
-how the episode ended.
+how the episode ended. Pillow draws the overlay (its own font) and writes
+the animated GIF.
 """
 from __future__ import annotations
 
 import io
 import math
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
 import speednik.render as render
 from runners.atomic import atomic_write_bytes
@@ -68,67 +70,60 @@ class ReplayMismatchError(ValueError):
     """The recorded actions, played again, do not retrace the recorded path."""
 
 
-# -- a 3 x 5 pixel font, enough for the overlay --------------------------------
-
-_GLYPHS = {
-    "0": "111101101101111", "1": "010110010010111", "2": "111001111100111",
-    "3": "111001111001111", "4": "101101111001001", "5": "111100111001111",
-    "6": "111100111101111", "7": "111001001010010", "8": "111101111101111",
-    "9": "111101111001111", "A": "010101111101101", "B": "110101110101110",
-    "C": "011100100100011", "D": "110101101101110", "E": "111100110100111",
-    "F": "111100110100100", "G": "011100101101011", "H": "101101111101101",
-    "I": "111010010010111", "J": "001001001101010", "K": "101101110101101",
-    "L": "100100100100111", "M": "101111111101101", "N": "110101101101101",
-    "O": "010101101101010", "P": "110101110100100", "Q": "010101101110011",
-    "R": "110101110101101", "S": "011100010001110", "T": "111010010010010",
-    "U": "101101101101111", "V": "101101101101010", "W": "101101111111101",
-    "X": "101101010101101", "Y": "101101010010010", "Z": "111001010100111",
-    ".": "000000000000010", ":": "000010000010000", "%": "101001010100101",
-    "/": "001001010100100", "-": "000000111000000", "!": "010010010000010",
-    " ": "000000000000000",
-}
-_MASKS = {ch: np.array([c == "1" for c in bits], bool).reshape(5, 3)
-          for ch, bits in _GLYPHS.items()}
-
-
-def text_size(text: str, scale: int) -> tuple[int, int]:
-    """(width, height) in pixels of `text` drawn at `scale`."""
-    return (4 * len(text) - 1) * scale, 5 * scale
-
+# -- the overlay, drawn with Pillow ---------------------------------------------------
 
 Ink = Mapping[tuple, Any]
 
 
-def draw_text(img: np.ndarray, x: int, y: int, text: str, colour: Any,
-              scale: int = 2) -> None:
-    """Draw `text` (upper case, digits, . : % / - !) with its top-left at
-    (x, y) in `colour` (an RGB triple, or a palette index on an indexed
-    image); pixels outside the image are skipped."""
-    h, w = img.shape[:2]
-    for ch in text.upper():
-        mask = _MASKS.get(ch, _MASKS[" "])
-        if scale > 1:
-            mask = mask.repeat(scale, 0).repeat(scale, 1)
-        mh, mw = mask.shape
-        x0, y0 = max(x, 0), max(y, 0)
-        x1, y1 = min(x + mw, w), min(y + mh, h)
-        if x0 < x1 and y0 < y1:
-            img[y0:y1, x0:x1][mask[y0 - y:y1 - y, x0 - x:x1 - x]] = colour
-        x += 4 * scale
+def overlay_font(scale: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's own font at a size that suits a frame enlarged `scale`
+    times."""
+    return _font(7 * scale)
 
 
-def _panel(img: np.ndarray, x: int, y: int, lines: list[tuple[str, tuple]], scale: int,
+@lru_cache(maxsize=8)
+def _font(size: int):
+    return ImageFont.load_default(size=size)
+
+
+def text_size(text: str, font) -> tuple[int, int]:
+    """(width, height) in pixels of `text` drawn in `font`."""
+    left, top, right, bottom = font.getbbox(text)
+    return right - left, bottom - top
+
+
+def _draw(img: Image.Image) -> ImageDraw.ImageDraw:
+    draw = ImageDraw.Draw(img)
+    # Whole pixels only: smoothed edges would bring colours the palette
+    # has not got.
+    draw.fontmode = "1"
+    return draw
+
+
+def _ink(colour: tuple, ink: Ink | None):
+    return ink[colour] if ink else colour
+
+
+def draw_text(img: Image.Image, x: int, y: int, text: str, colour: Any, font) -> None:
+    """Draw `text` with the top-left of its box at (x, y) in `colour` (an
+    RGB triple on an RGB image, a palette index on an indexed one)."""
+    left, top, _, _ = font.getbbox(text)
+    _draw(img).text((x - left, y - top), text, fill=colour, font=font)
+
+
+def _panel(img: Image.Image, x: int, y: int, lines: list[tuple[str, tuple]], scale: int,
            ink: Ink | None) -> None:
-    pad = 2 * scale
-    width = max(text_size(t, scale)[0] for t, _ in lines) + 2 * pad
-    height = len(lines) * 7 * scale - 2 * scale + 2 * pad
-    img[y:y + height, x:x + width] = ink[PANEL] if ink else PANEL
+    font = overlay_font(scale)
+    pad, gap = 2 * scale, 2 * scale
+    line_h = max(text_size("0Ag", font)[1], 1)
+    width = max(text_size(t, font)[0] for t, _ in lines) + 2 * pad
+    height = len(lines) * (line_h + gap) - gap + 2 * pad
+    _draw(img).rectangle((x, y, x + width - 1, y + height - 1), fill=_ink(PANEL, ink))
     for i, (t, colour) in enumerate(lines):
-        draw_text(img, x + pad, y + pad + i * 7 * scale, t, ink[colour] if ink else colour,
-                  scale)
+        draw_text(img, x + pad, y + pad + i * (line_h + gap), t, _ink(colour, ink), font)
 
 
-def draw_overlay(img: np.ndarray, frame: int, speed: float, rings: int,
+def draw_overlay(img: Image.Image, frame: int, speed: float, rings: int,
                  note: tuple[str, tuple] | None = None, scale: int = 2,
                  ink: Ink | None = None) -> None:
     """Frame number, speed and rings in a panel at the top left; `note`
@@ -138,24 +133,24 @@ def draw_overlay(img: np.ndarray, frame: int, speed: float, rings: int,
     _panel(img, 4, top, [(f"FRAME {frame}", TEXT), (f"SPEED {speed:4.1f}", TEXT),
                          (f"RINGS {rings}", TEXT)], scale, ink)
     if note is not None:
-        w = text_size(note[0], scale)[0] + 4 * scale
-        _panel(img, img.shape[1] - 4 - w, top, [note], scale, ink)
+        w = text_size(note[0], overlay_font(scale))[0] + 4 * scale
+        _panel(img, img.width - 4 - w, top, [note], scale, ink)
 
 
-def draw_ending(img: np.ndarray, text: str, colour: tuple, detail: str, scale: int,
+def draw_ending(img: Image.Image, text: str, colour: tuple, detail: str, scale: int,
                 ink: Ink | None = None) -> None:
     """A banner across the view, above the player (whom the camera keeps
     in the middle): how the episode ended."""
-    big = 3 * scale
+    big, small = _font(21 * scale), overlay_font(scale)
     w, h = text_size(text, big)
-    dw, dh = text_size(detail, scale)
-    cy = int(img.shape[0] * 0.3)
-    y0, y1 = cy - h // 2 - 4 * scale, cy + h // 2 + dh + 8 * scale
-    img[y0:y1] = ink[PANEL] if ink else PANEL
-    draw_text(img, (img.shape[1] - w) // 2, y0 + 3 * scale, text,
-              ink[colour] if ink else colour, big)
-    draw_text(img, (img.shape[1] - dw) // 2, y0 + 3 * scale + h + 3 * scale, detail,
-              ink[TEXT] if ink else TEXT, scale)
+    dw, dh = text_size(detail, small)
+    cy = int(img.height * 0.3)
+    y0 = cy - h // 2 - 4 * scale
+    y1 = cy + h // 2 + dh + 8 * scale
+    _draw(img).rectangle((0, y0, img.width - 1, y1 - 1), fill=_ink(PANEL, ink))
+    draw_text(img, (img.width - w) // 2, y0 + 3 * scale, text, _ink(colour, ink), big)
+    draw_text(img, (img.width - dw) // 2, y0 + 3 * scale + h + 3 * scale, detail,
+              _ink(TEXT, ink), small)
 
 
 # -- replay ---------------------------------------------------------------------------
@@ -286,9 +281,10 @@ def write_replay_gif(result: EpisodeResult | Trajectory, stage: Any,
         # Frames are mapped to the palette at the game's size, then
         # enlarged and written on as palette indices: the cheap way round.
         for i, rgb in replay_frames(stage, traj, stride, 1):
-            img = palette.indices(rgb)
+            pixels = palette.indices(rgb)
             if scale > 1:
-                img = img.repeat(scale, axis=0).repeat(scale, axis=1)
+                pixels = pixels.repeat(scale, axis=0).repeat(scale, axis=1)
+            img = Image.fromarray(pixels, mode="P")
             note = note_at[i]
             draw_overlay(img, traj.frame[i], float(speed[i]), traj.rings[i],
                          None if note < 0 else NOTES[note][1:], scale, palette.index)
@@ -296,107 +292,24 @@ def write_replay_gif(result: EpisodeResult | Trajectory, stage: Any,
                 text, colour = ending
                 detail = f"{len(traj)} FRAMES  {len(traj) / FPS:.1f} S"
                 draw_ending(img, text, colour, detail, scale, palette.index)
-            frame = Image.fromarray(img)
-            frame.putpalette(palette.flat)
-            yield frame
+            yield img
 
-    gif = GifStream()
-    for k, frame in enumerate(frames()):
-        gif.add(frame, END_HOLD_MS if k == count - 1 else ms)
-    if gif.frames != count:
-        raise AssertionError(f"wrote {gif.frames} GIF frames, planned {count}")
+    shots = list(frames())
+    if len(shots) != count:
+        raise AssertionError(f"drew {len(shots)} GIF frames, planned {count}")
+    # The palette may have grown while the frames were drawn: every frame
+    # gets the final one, so the GIF keeps one colour table.
+    for shot in shots:
+        shot.putpalette(palette.flat)
+    buf = io.BytesIO()
+    # Disposal 1: each frame is drawn over the last, so Pillow stores only
+    # the box that changed.
+    shots[0].save(buf, format="GIF", save_all=True, append_images=shots[1:],
+                  duration=[ms] * (count - 1) + [END_HOLD_MS], loop=0, disposal=1,
+                  optimize=False)
     out = Path(out)
-    atomic_write_bytes(out, gif.finish())
+    atomic_write_bytes(out, buf.getvalue())
     return out
-
-
-class GifStream:
-    """An animated GIF built one frame at a time, so that a long episode
-    never holds all its frames in memory (Pillow's multi-frame writer
-    keeps every frame until the end).
-
-    Pillow encodes each frame as a one-frame GIF; its image block is then
-    appended here behind a delay. Only the box of pixels that changed since
-    the previous frame is stored (a still scene costs almost nothing). The
-    first frame's colour table becomes the global one; a frame with
-    another palette carries its own.
-    """
-
-    def __init__(self, loop: int = 0) -> None:
-        self.loop = loop
-        self.frames = 0
-        self._parts: list[bytes] = []
-        self._global: bytes | None = None
-        self._previous: np.ndarray | None = None
-
-    def add(self, frame: Image.Image, delay_ms: int) -> None:
-        """Append a palette ("P") frame shown for `delay_ms`."""
-        pixels = np.asarray(frame)
-        x0 = y0 = 0
-        if self._previous is not None and self._previous.shape == pixels.shape:
-            changed = pixels != self._previous
-            rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-            if rows.size:
-                y0, y1, x0, x1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
-            else:
-                y0, y1, x0, x1 = 0, 1, 0, 1       # unchanged: one pixel, as it was
-            part = Image.fromarray(pixels[y0:y1, x0:x1])
-            part.putpalette(frame.getpalette())
-            frame = part
-        self._previous = pixels
-        buf = io.BytesIO()
-        frame.save(buf, format="GIF", optimize=False, interlace=False)
-        data = buf.getvalue()
-        packed = data[10]
-        table_end = 13 + (3 << ((packed & 7) + 1) if packed & 0x80 else 0)
-        table = data[13:table_end]
-        image = self._image_block(data, table_end)
-        if self._global is None:
-            self._global = table
-            self._parts.append(b"GIF89a" + data[6:table_end])
-            # Loop forever (or `loop` times): the NETSCAPE2.0 extension.
-            self._parts.append(b"\x21\xff\x0bNETSCAPE2.0\x03\x01"
-                               + self.loop.to_bytes(2, "little") + b"\x00")
-        elif table != self._global and not image[9] & 0x80:
-            # Move this frame's colour table into a local one.
-            flags = (image[9] & 0x78) | 0x80 | (packed & 7)
-            image = image[:9] + bytes([flags]) + table + image[10:]
-        # Place the box where it belongs on the screen.
-        image = (image[:1] + int(x0).to_bytes(2, "little") + int(y0).to_bytes(2, "little")
-                 + image[5:])
-        delay = max(0, round(delay_ms / 10))
-        # Disposal 1: the next frame is drawn over this one, left in place.
-        self._parts.append(b"\x21\xf9\x04\x04" + delay.to_bytes(2, "little") + b"\x00\x00")
-        self._parts.append(image)
-        self.frames += 1
-
-    @staticmethod
-    def _image_block(data: bytes, pos: int) -> bytes:
-        """The image descriptor and data of a one-frame GIF, from `pos`."""
-        while pos < len(data):
-            kind = data[pos]
-            if kind == 0x21:            # an extension: skip its sub-blocks
-                pos += 2
-                while data[pos]:
-                    pos += data[pos] + 1
-                pos += 1
-            elif kind == 0x2C:
-                start = pos
-                flags = data[pos + 9]
-                pos += 10 + (3 << ((flags & 7) + 1) if flags & 0x80 else 0)
-                pos += 1                # LZW minimum code size
-                while data[pos]:
-                    pos += data[pos] + 1
-                return data[start:pos + 1]
-            else:
-                break
-        raise ValueError("the GIF encoder wrote no image")
-
-    def finish(self) -> bytes:
-        """The whole GIF."""
-        if self._global is None:
-            raise ValueError("a GIF needs at least one frame")
-        return b"".join(self._parts) + b"\x3b"
 
 
 def _ending(traj: Trajectory, reason: str | None) -> tuple[str, tuple]:

@@ -7,7 +7,6 @@ for what they must show (curves, markers, labels).
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
 import subprocess
@@ -22,11 +21,11 @@ from plots import PlotError
 from plots import __main__ as plots_cli
 from plots.animation import (
     DEFAULT_MAX_FRAMES,
-    GifStream,
     PANEL,
     TEXT,
     ReplayMismatchError,
     draw_text,
+    overlay_font,
     gif_plan,
     replay_frames,
     write_replay_gif,
@@ -351,32 +350,14 @@ def test_gif_frames_are_the_game_frames(tmp_path, recorded):
         assert np.array_equal(got[40:], rgb[40:]), f"GIF frame {k} differs"
 
 
-def test_gif_stream_keeps_frames_exact_across_palette_changes():
-    rng = np.random.default_rng(0)
-    small = [v for c in [(0, 0, 0), (250, 0, 0), (0, 250, 0)] for v in c]
-    large = small + [0, 0, 250, 9, 9, 9]
-    frames = [(rng.integers(0, 3, (224, 320)), small), (rng.integers(0, 5, (224, 320)), large),
-              (rng.integers(0, 5, (224, 320)), large)]
-    frames[2][0][:100] = frames[1][0][:100]          # only a box changes
-    gif = GifStream()
-    for pixels, pal in frames:
-        frame = Image.fromarray(pixels.astype(np.uint8))
-        frame.putpalette(pal + pal[:3] * (256 - len(pal) // 3))
-        gif.add(frame, 50)
-    im = Image.open(io.BytesIO(gif.finish()))
-    assert im.n_frames == 3
-    for k, (pixels, pal) in enumerate(frames):
-        im.seek(k)
-        want = np.array(pal).reshape(-1, 3)[pixels]
-        assert np.array_equal(np.asarray(im.convert("RGB")), want), f"frame {k}"
-
-
-def test_overlay_digits_are_drawn():
-    a = np.zeros((20, 60, 3), np.uint8)
-    b = np.zeros((20, 60, 3), np.uint8)
-    draw_text(a, 1, 1, "FRAME 12", TEXT)
-    draw_text(b, 1, 1, "FRAME 13", TEXT)
-    assert a.any() and np.any(a != b)
+def test_overlay_digits_are_drawn_in_whole_pixels_of_its_colour():
+    a, b = Image.new("RGB", (80, 24)), Image.new("RGB", (80, 24))
+    draw_text(a, 1, 1, "FRAME 12", TEXT, overlay_font(2))
+    draw_text(b, 1, 1, "FRAME 13", TEXT, overlay_font(2))
+    pixels = np.asarray(a).reshape(-1, 3)
+    assert pixels.any() and np.any(np.asarray(a) != np.asarray(b))
+    # No smoothed edges: only the text's colour and the background.
+    assert {tuple(c) for c in np.unique(pixels, axis=0)} == {(0, 0, 0), TEXT}
 
 
 # -- the command line ---------------------------------------------------------------------
