@@ -28,7 +28,9 @@ def markdown() -> str:
         lines.append(f"| `--observation` | `{encoder.name}` | {encoder.size} values: "
                      f"{encoder.description}{engine} |")
     for entry in STRATEGIES.values():
-        lines.append(f"| `--algorithm` | `{entry.name}` | {entry.summary} |")
+        settings = ", ".join(f"`{s.flag}` (default {s.default:g})" for s in entry.settings)
+        lines.append(f"| `--algorithm` | `{entry.name}` | {entry.summary}"
+                     f"{'; ' + settings if settings else ''} |")
     lines += ["", END]
     return "\n".join(lines)
 

@@ -32,7 +32,7 @@ class CMAES(Strategy):
 
     def __init__(self, config: SearchSettings, size: int) -> None:
         super().__init__(config, size)
-        self.strategy = cma.Strategy(centroid=np.zeros(size), sigma=config.init_sigma,
+        self.strategy = cma.Strategy(centroid=np.zeros(size), sigma=config.options["init_sigma"],
                                      lambda_=config.population)
         self.rng = np.random.RandomState(config.seed & 0xFFFFFFFF).get_state()
 

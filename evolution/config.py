@@ -9,16 +9,11 @@ import numpy as np
 
 from evolution.progress import ProgressLine
 from evolution.scheduler_address import check_scheduler
-from evolution.strategy import STRATEGIES, all_settings, get_strategy, list_strategies
+from evolution.strategy import STRATEGIES, all_settings, get_strategy, list_strategies, readers
 from runners.compiled import ENGINES
 from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
 from speednik.observation import list_observations
 from speednik.stages import KeptStages, StageSetError, expand_stages, is_stage_set, list_stages
-
-
-# Gaussian standard deviations beyond this only throw weights about; the
-# observations are of order 1 and a policy compares weighted sums of them.
-SIGMA_MAX = 1000.0
 
 
 # What one genome costs beyond its weights (the array, its DEAP fitness),
@@ -98,13 +93,10 @@ class EvolutionConfig:
     # Stop once the search has played this many frames (the generation
     # that reaches it is finished); None: only `generations` stops a run.
     max_frames: int | None = None
-    cx_prob: float = 0.5
-    mut_prob: float = 0.4
-    mut_sigma: float = 0.3
-    mut_indpb: float = 0.15
-    tournament: int = 3
-    elite: int = 2
-    init_sigma: float = 1.0
+    # The best genomes ever scored that the run keeps (its first is the
+    # genome a run without validation gives; all are validation's
+    # candidates; the GA's elite is taken from them).
+    hall_of_fame: int = 2
     # Where generations are evaluated: None in this process, "local" or a
     # Dask scheduler's address. Recorded; it changes nothing in the results.
     scheduler: str | None = None
@@ -158,8 +150,9 @@ class EvolutionConfig:
             if name not in own:
                 if name in others:
                     raise ConfigError(
-                        f"{others[name][1].flag} is a setting of --algorithm "
-                        f"{others[name][0].name}, not {self.algorithm}")
+                        f"{others[name][1].flag} ({others[name][1].help}) is a setting "
+                        f"of {readers(name)}, not of --algorithm {self.algorithm}; "
+                        f"it would do nothing")
                 raise ConfigError(f"unknown setting {name!r} of --algorithm "
                                   f"{self.algorithm}; accepted: "
                                   f"{', '.join(own) or 'none'}")
@@ -175,10 +168,6 @@ class EvolutionConfig:
                 raise ConfigError(
                     f"{name} must be a whole number >= {minimum}, got {value!r}")
 
-        def probability(name: str, value: float) -> None:
-            if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-                raise ConfigError(f"{name} must be between 0 and 1, got {value!r}")
-
         positive("generations", self.generations, 0)
         positive("population", self.population, 2)
         positive("workers", self.workers)
@@ -186,30 +175,11 @@ class EvolutionConfig:
         positive("checkpoint_every", self.checkpoint_every)
         if self.max_frames is not None:
             positive("max_frames", self.max_frames)
-        positive("tournament", self.tournament)
-        positive("elite", self.elite, 0)
+        positive("hall_of_fame", self.hall_of_fame)
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise ConfigError(f"seed must be a whole number, got {self.seed!r}")
         if self.stall_frames is not None:
             positive("stall_frames", self.stall_frames)
-        if self.elite >= self.population:
-            raise ConfigError(
-                f"elite ({self.elite}) must be smaller than the population "
-                f"({self.population})")
-        if self.tournament > self.population:
-            raise ConfigError(
-                f"tournament ({self.tournament}) cannot exceed the population "
-                f"({self.population})")
-        probability("cx_prob", self.cx_prob)
-        probability("mut_prob", self.mut_prob)
-        probability("mut_indpb", self.mut_indpb)
-        for name in ("mut_sigma", "init_sigma"):
-            value = getattr(self, name)
-            if (not isinstance(value, (int, float)) or isinstance(value, bool)
-                    or not 0.0 < value <= SIGMA_MAX):
-                raise ConfigError(
-                    f"{name} must be a number above 0 and at most {SIGMA_MAX:g}, "
-                    f"got {value!r}")
         if self.engine not in ENGINES:
             raise ConfigError(f"unknown engine {self.engine!r}; accepted: "
                               f"{', '.join(ENGINES)}")
@@ -242,7 +212,11 @@ class EvolutionConfig:
         missing = get_strategy(self.algorithm).missing()
         if missing:
             raise ConfigError(missing)
-        multiple = get_strategy(self.algorithm).population_multiple
+        entry = get_strategy(self.algorithm)
+        reason = entry.limits(self.options, self) if entry.limits else None
+        if reason:
+            raise ConfigError(reason)
+        multiple = entry.population_multiple
         if self.population % multiple:
             raise ConfigError(
                 f"--algorithm {self.algorithm} needs a population that is a multiple "
@@ -392,6 +366,7 @@ class EvolutionConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> EvolutionConfig:
+        data = _from_earlier_version(data)
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
@@ -404,3 +379,33 @@ class EvolutionConfig:
             d["options"] = {}   # another strategy's settings
         d.update(changes)
         return EvolutionConfig.from_dict(d)
+
+
+# The GA's operators and the first genomes' spread were settings of every
+# run before they became the strategies' own (`options`); the hall of
+# fame then held max(elite, 1) genomes.
+_EARLIER_SETTINGS = ("cx_prob", "mut_prob", "mut_sigma", "mut_indpb", "tournament", "elite",
+                     "init_sigma")
+
+
+def _from_earlier_version(data: dict) -> dict:
+    """Settings recorded by an earlier version (config.json, a checkpoint)
+    as this one keeps them: each operator moves into the options of the
+    strategy that reads it, and is dropped by the others, where it did
+    nothing."""
+    if not any(k in data for k in _EARLIER_SETTINGS):
+        return data
+    data = dict(data)
+    options = dict(data.get("options") or {})
+    algorithm = data.get("algorithm", "ga")
+    held = all_settings()
+    elite = data.get("elite", 2)
+    for name in _EARLIER_SETTINGS:
+        if name in data:
+            value = data.pop(name)
+            readers_of = [e.name for e in held[name][0]] if name in held else []
+            if algorithm in readers_of:
+                options.setdefault(name, value)
+    data["options"] = options
+    data.setdefault("hall_of_fame", max(elite, 1) if isinstance(elite, int) else 2)
+    return data

@@ -85,7 +85,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         if report:
             reporters.append(Console(report))
         run = RunState(config, strategy_class(config, size),
-                       new_hall_of_fame(max(config.elite, 1)), new_logbook(),
+                       new_hall_of_fame(config.hall_of_fame), new_logbook(),
                        evaluations, reporters=reporters,
                        scorer=lambda genome, gen: evaluator(
                            [np.asarray(genome)], stages_for_generation(config, gen))[0],

@@ -40,12 +40,13 @@ def cx_blend(ind1: np.ndarray, ind2: np.ndarray, alpha: float):
 
 def build_toolbox(config: SearchSettings, genome_size: int) -> base.Toolbox:
     tb = base.Toolbox()
-    tb.register("individual", random_genome, genome_size, config.init_sigma)
+    o = config.options
+    tb.register("individual", random_genome, genome_size, o["init_sigma"])
     tb.register("population", tools.initRepeat, list, tb.individual)
     tb.register("mate", cx_blend, alpha=0.5)
-    tb.register("mutate", tools.mutGaussian, mu=0.0, sigma=config.mut_sigma,
-                indpb=config.mut_indpb)
-    tb.register("select", tools.selTournament, tournsize=config.tournament)
+    tb.register("mutate", tools.mutGaussian, mu=0.0, sigma=o["mut_sigma"],
+                indpb=o["mut_indpb"])
+    tb.register("select", tools.selTournament, tournsize=o["tournament"])
     return tb
 
 
@@ -54,11 +55,11 @@ def next_generation(population: list, hof: tools.HallOfFame,
     """Selection, variation and elitism: the elite best ever found come
     back unchanged; the rest are tournament winners, blended and
     mutated."""
-    n_elite = min(config.elite, len(hof))
+    n_elite = min(config.options["elite"], len(hof))
     chosen = toolbox.select(population, len(population) - n_elite)
     offspring = [toolbox.clone(ind) for ind in chosen]
-    offspring = algorithms.varAnd(offspring, toolbox, config.cx_prob,
-                                  config.mut_prob)
+    offspring = algorithms.varAnd(offspring, toolbox, config.options["cx_prob"],
+                                  config.options["mut_prob"])
     elites = [toolbox.clone(ind) for ind in hof[:n_elite]]
     return elites + offspring
 

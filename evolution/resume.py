@@ -135,7 +135,7 @@ def check_checkpoint_fits(ckpt, config: EvolutionConfig, path: Path) -> None:
     if len(ckpt.population) != config.population:
         raise damaged(f"{len(ckpt.population)} genomes where its settings say "
                       f"--population {config.population}")
-    if not 1 <= len(ckpt.hall_of_fame) <= max(config.elite, 1):
+    if not 1 <= len(ckpt.hall_of_fame) <= config.hall_of_fame:
         raise damaged(f"a hall of fame of {len(ckpt.hall_of_fame)}")
     genomes = [g for g, _ in ckpt.population + ckpt.hall_of_fame]
     policy = config.policy_spec()

@@ -7,8 +7,8 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
-from evolution.config import SIGMA_MAX, EvolutionConfig
-from evolution.strategy import STRATEGIES, all_settings, list_strategies
+from evolution.config import EvolutionConfig
+from evolution.strategy import STRATEGIES, all_settings, list_strategies, readers
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.pool import MAX_WORKER_DEATHS
@@ -87,13 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--algorithm", choices=list_strategies(),
         help="the search: " + "; ".join(
             f"'{e.name}' ({e.summary})" for e in STRATEGIES.values()))
-    for entry in STRATEGIES.values():
-        for setting in entry.settings:
-            target.add_argument(
-                setting.flag, dest=setting.name, type=int if setting.whole else float,
-                default=None, metavar="X",
-                help=f"{setting.help} of --algorithm {entry.name} (default: "
-                     f"{setting.default:g})")
+    for name, (entries, setting) in all_settings().items():
+        target.add_argument(
+            setting.flag, dest=setting.name, type=int if setting.whole else float,
+            default=None, metavar="X",
+            help=f"{setting.help}, a setting of {readers(name)} (default: "
+                 f"{setting.default:g}; from {setting.minimum:g} to {setting.maximum:g})")
     opt("--seed", type=int, help="the one seed every random choice flows from")
     opt("--engine", choices=ENGINES,
         help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
@@ -132,21 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--checkpoint-every", type=int,
         help="write the checkpoint every N generations (and at the end, on Ctrl-C "
              "and on SIGTERM)")
-    target = p.add_argument_group("operators")
-    opt("--cx-prob", type=float, help="probability that a pair of parents is blended")
-    opt("--mut-prob", type=float, help="probability that an offspring is mutated")
-    opt("--mut-sigma", type=float,
-        help=f"standard deviation of the Gaussian mutation, above 0 and at most "
-             f"{SIGMA_MAX:g}")
-    opt("--mut-indpb", type=float,
-        help="probability that each weight of a mutated genome moves")
-    opt("--tournament", type=int, help="tournament size of the selection")
-    opt("--elite", type=int,
-        help="best genomes ever found copied unchanged into each generation "
-             "(from the hall of fame)")
-    opt("--init-sigma", type=float,
-        help=f"standard deviation of the initial random weights, above 0 and at "
-             f"most {SIGMA_MAX:g}")
+    opt("--hall-of-fame", type=int, metavar="N",
+        help="best genomes ever scored that the run keeps: the first is the genome "
+             "it gives without validation stages, all are validation's candidates, "
+             "and the GA's --elite is taken from them")
     p.add_argument("--settings", metavar="FILE",
                    help="a search method's settings from a file (the best.json of "
                         "python -m evolution.tune), as if typed where --settings stands; "

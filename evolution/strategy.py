@@ -26,23 +26,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 
 class SearchSettings(Protocol):
     """What a strategy reads of a run's settings; `EvolutionConfig` is one.
     Declared here, not imported, so that the run's settings may ask the
-    registry below without an import circle."""
+    registry below without an import circle. A strategy's own settings
+    are in `options`, by the names its registry entry declares."""
 
     population: int
     seed: int
-    elite: int
-    init_sigma: float
-    cx_prob: float
-    mut_prob: float
-    mut_sigma: float
-    mut_indpb: float
-    tournament: int
+    hall_of_fame: int
     options: dict[str, float]
 
     def policy_spec(self) -> Any: ...
@@ -142,6 +137,32 @@ class Tunable:
         return "--" + self.name.replace("_", "-")
 
 
+# Gaussian standard deviations beyond this only throw weights about; the
+# observations are of order 1 and a policy compares weighted sums of them.
+SIGMA_MAX = 1000.0
+
+# The spread of the first genomes, read by both the GA and CMA-ES.
+INIT_SIGMA = StrategySetting(
+    "init_sigma", 1.0, 1e-6, SIGMA_MAX,
+    "standard deviation of the first genomes' weights (CMA-ES: its first step size)")
+
+
+def _ga_limits(options: dict, config: SearchSettings) -> str | None:
+    """The GA's settings against the run's: a tournament from the
+    population, an elite from the hall of fame."""
+    if options["tournament"] > config.population:
+        return (f"--tournament {options['tournament']} cannot exceed the population "
+                f"({config.population})")
+    if options["elite"] >= config.population:
+        return (f"--elite {options['elite']} must be smaller than the population "
+                f"({config.population})")
+    if options["elite"] > config.hall_of_fame:
+        return (f"--elite {options['elite']} needs --hall-of-fame {options['elite']} or "
+                f"more: the elite is the hall of fame's best (it holds "
+                f"{config.hall_of_fame})")
+    return None
+
+
 @dataclass(frozen=True)
 class StrategyEntry:
     name: str
@@ -160,6 +181,9 @@ class StrategyEntry:
     # What `evolution.tune` searches, with the same budget for every
     # strategy: the settings that most change what it finds.
     tuning: tuple[Tunable, ...] = ()
+    # Its settings checked against the run's (population, hall of fame):
+    # a one-line reason they do not fit, or None.
+    limits: Callable[[dict, SearchSettings], str | None] | None = None
 
     def missing(self) -> str | None:
         """A one-line reason it cannot run here, or None."""
@@ -183,9 +207,25 @@ class StrategyEntry:
 
 STRATEGIES: dict[str, StrategyEntry] = {
     "ga": StrategyEntry(
-        "ga", "tournament selection, blend crossover, Gaussian mutation, elitism "
-              "(--tournament, --cx-prob, --mut-prob, --mut-sigma, --mut-indpb, --elite)",
+        "ga", "tournament selection, blend crossover, Gaussian mutation, elitism",
         "evolution.ga:GeneticAlgorithm",
+        settings=(
+            StrategySetting("cx_prob", 0.5, 0.0, 1.0,
+                            "probability that a pair of parents is blended"),
+            StrategySetting("mut_prob", 0.4, 0.0, 1.0,
+                            "probability that an offspring is mutated"),
+            StrategySetting("mut_sigma", 0.3, 1e-6, SIGMA_MAX,
+                            "standard deviation of the Gaussian mutation"),
+            StrategySetting("mut_indpb", 0.15, 0.0, 1.0,
+                            "probability that each weight of a mutated genome moves"),
+            StrategySetting("tournament", 3, 1, 100000,
+                            "tournament size of the selection", whole=True),
+            StrategySetting("elite", 2, 0, 100000,
+                            "best genomes ever found (the hall of fame's first) copied "
+                            "unchanged into each generation", whole=True),
+            INIT_SIGMA,
+        ),
+        limits=_ga_limits,
         tuning=(Tunable("mut_sigma", 0.02, 1.0, log=True), Tunable("mut_prob", 0.1, 0.9),
                 Tunable("mut_indpb", 0.02, 0.5, log=True), Tunable("cx_prob", 0.0, 0.9),
                 Tunable("tournament", 2, 7, whole=True),
@@ -193,6 +233,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
     "cmaes": StrategyEntry(
         "cmaes", "DEAP's CMA-ES: --population samples a generation, --init-sigma "
                  "is its first step size", "evolution.cmaes:CMAES",
+        settings=(INIT_SIGMA,),
         tuning=(Tunable("init_sigma", 0.05, 2.0, log=True),
                 Tunable("population", 16, 160, log=True, whole=True))),
     "openai-es": StrategyEntry(
@@ -255,9 +296,20 @@ STRATEGIES: dict[str, StrategyEntry] = {
 }
 
 
-def all_settings() -> dict[str, tuple[StrategyEntry, StrategySetting]]:
-    """Every strategy's own settings by name."""
-    return {s.name: (entry, s) for entry in STRATEGIES.values() for s in entry.settings}
+def all_settings() -> dict[str, tuple[tuple[StrategyEntry, ...], StrategySetting]]:
+    """Every strategy's own settings by name, with the strategies that
+    read each (the spread of the first genomes is read by two)."""
+    out: dict[str, tuple[tuple[StrategyEntry, ...], StrategySetting]] = {}
+    for entry in STRATEGIES.values():
+        for s in entry.settings:
+            held = out.get(s.name, ((), s))[0]
+            out[s.name] = (held + (entry,), s)
+    return out
+
+
+def readers(name: str) -> str:
+    """"--algorithm ga, cmaes": the strategies that read setting `name`."""
+    return "--algorithm " + ", ".join(e.name for e in all_settings()[name][0])
 
 
 def list_strategies() -> tuple[str, ...]:

@@ -51,22 +51,32 @@ def _key(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
+def _flat(settings: dict) -> dict:
+    """A run's settings with its strategy's own (`options`) among the
+    others, each a value a label can show."""
+    out = {k: v for k, v in settings.items() if k != "options"}
+    options = settings.get("options")
+    if isinstance(options, dict):
+        out.update(options)
+    return out
+
+
 def run_labels(runs: Sequence[RunData]) -> list[str]:
     """A label per run: its seed, then each setting whose value differs
     between the runs. Runs whose labels would be equal also get their
     directory name."""
-    keys = [k for k in LABEL_ORDER if any(k in r.settings for r in runs)]
-    for run in runs:
-        keys += [k for k in run.settings if k not in keys and k not in IGNORED_SETTINGS]
-    differing = [k for k in keys
-                 if len({_key(r.settings.get(k, "?")) for r in runs}) > 1]
+    flat = [_flat(r.settings) for r in runs]
+    keys = [k for k in LABEL_ORDER if any(k in s for s in flat)]
+    for settings in flat:
+        keys += [k for k in settings if k not in keys and k not in IGNORED_SETTINGS]
+    differing = [k for k in keys if len({_key(s.get(k, "?")) for s in flat}) > 1]
     labels = []
-    for run in runs:
+    for run, settings in zip(runs, flat):
         if not run.settings:
             labels.append(run.name)
             continue
         parts = [_format_setting("seed", run.seed)] if run.seed is not None else []
-        parts += [_format_setting(k, run.settings[k]) for k in differing if k in run.settings]
+        parts += [_format_setting(k, settings[k]) for k in differing if k in settings]
         labels.append(", ".join(parts) or run.name)
     counts = Counter(labels)
     return [f"{label} ({run.path})" if counts[label] > 1 and label != run.name else label

@@ -14,7 +14,7 @@ from evolution.evolve import evolve
 
 SMALL = dict(population=8, max_steps=500, stall_frames=120, stages=("gen:easy:0-1",),
              observation="basic", checkpoint_every=1, seed=4, workers=2, generations=4,
-             algorithm="cmaes", init_sigma=0.5)
+             algorithm="cmaes", options={"init_sigma": 0.5})
 
 
 def without_time(rows):

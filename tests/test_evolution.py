@@ -111,9 +111,12 @@ def test_fitness_improves_or_holds_with_elitism(tmp_path):
 
 @pytest.mark.parametrize("changes, word", [
     ({"population": 1}, "population"),
-    ({"elite": 8}, "elite"),
-    ({"cx_prob": 1.5}, "cx_prob"),
-    ({"mut_sigma": 0.0}, "mut_sigma"),
+    ({"options": {"elite": 8}}, "elite"),
+    ({"options": {"elite": 3}}, "--hall-of-fame 3 or more"),
+    ({"options": {"cx_prob": 1.5}}, "cx_prob"),
+    ({"options": {"mut_sigma": 0.0}}, "mut_sigma"),
+    ({"options": {"tournament": 99}}, "--tournament 99 cannot exceed the population"),
+    ({"hall_of_fame": 0}, "hall_of_fame"),
     ({"stages": ("nowhere",)}, "nowhere"),
     ({"observation": "pixels"}, "pixels"),
     ({"stages": ("hillside", "hillside")}, "twice"),
@@ -135,6 +138,29 @@ def test_bad_settings_are_named(changes, word):
 def test_cli_errors_are_one_line(args, word, tmp_path):
     out = [] if "--resume" in args else ["--out", str(tmp_path / "x")]
     assert word in one_line(evolution_run(*args, *out), 2)
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--algorithm", "cmaes", "--elite", "0"], "--elite"),
+    (["--algorithm", "neat", "--mut-sigma", "0.9"], "--mut-sigma"),
+    (["--algorithm", "openai-es", "--tournament", "7"], "--tournament"),
+    (["--algorithm", "map-elites", "--init-sigma", "0.2"], "--algorithm ga, cmaes"),
+])
+def test_a_strategy_setting_given_to_another_strategy_is_refused(args, word, tmp_path):
+    line = one_line(evolution_run(*args, "--out", str(tmp_path / "x")), 2)
+    assert word in line and "would do nothing" in line
+
+
+def test_settings_of_an_earlier_version_are_read_as_the_strategies_own():
+    earlier = small().to_dict()
+    del earlier["hall_of_fame"]
+    ga = dict(earlier, algorithm="ga", options={}, cx_prob=0.7, mut_prob=0.4, mut_sigma=0.3,
+              mut_indpb=0.15, tournament=3, elite=0, init_sigma=0.8)
+    config = EvolutionConfig.from_dict(ga)
+    assert config.options["cx_prob"] == 0.7 and config.options["init_sigma"] == 0.8
+    assert config.options["elite"] == 0 and config.hall_of_fame == 1
+    cmaes = EvolutionConfig.from_dict(dict(ga, algorithm="cmaes"))
+    assert cmaes.options == {"init_sigma": 0.8} and cmaes.hall_of_fame == 1
 
 
 def test_cli_refuses_a_foreign_resume_directory(tmp_path):

@@ -91,8 +91,9 @@ def test_bad_settings_are_one_clear_error():
         es_config(population=7)
     with pytest.raises(ConfigError, match="es_lr must be a number from"):
         es_config(options={"es_lr": -1.0})
-    with pytest.raises(ConfigError, match="--es-sigma is a setting of --algorithm "
-                                          "openai-es, not ga"):
+    with pytest.raises(ConfigError, match=r"--es-sigma \(noise standard deviation\) is a "
+                                          "setting of --algorithm openai-es, not of "
+                                          "--algorithm ga; it would do nothing"):
         EvolutionConfig(algorithm="ga", options={"es_sigma": 0.1})
     with pytest.raises(ConfigError, match="unknown setting 'lr'"):
         es_config(options={"lr": 0.1})

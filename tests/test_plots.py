@@ -50,8 +50,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 SETTINGS = dict(generations=12, population=20, stages=["hillside"], observation="terrain",
                 seed=1, workers=2, max_steps=900, stall_frames=240, checkpoint_every=10,
-                cx_prob=0.5, mut_prob=0.4, mut_sigma=0.3, mut_indpb=0.15, tournament=3,
-                elite=2, init_sigma=1.0)
+                hall_of_fame=2, options=dict(cx_prob=0.5, mut_prob=0.4, mut_sigma=0.3,
+                                             mut_indpb=0.15, tournament=3, elite=2,
+                                             init_sigma=1.0))
 
 
 def make_run(path: Path, first_goal: int | None = 8, generations: int = 12,

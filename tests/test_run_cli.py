@@ -271,7 +271,7 @@ def test_a_relative_stage_path_works_from_anywhere(tmp_path):
 def test_sigmas_must_be_finite_and_sane(tmp_path, option, value):
     line = one_line(evolution_run("--generations", "1", *FAST, option, value,
                                   "--out", tmp_path / "x"))
-    assert option.lstrip("-").replace("-", "_") in line and "at most 1000" in line
+    assert option.lstrip("-").replace("-", "_") in line and "to 1000" in line
     assert not (tmp_path / "x").exists()
 
 
