@@ -1,81 +1,23 @@
-"""Every setting of an evolution run, its defaults, and their checks."""
+"""Every setting of an evolution run, its defaults, and their checks: data,
+which building the run's stages (`evolution.run_stages`) and sizing it
+(`evolution.run_memory`) read."""
 from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field, fields
-from typing import TextIO
 
 import numpy as np
 
-from evolution.progress import ProgressLine
 from evolution.scheduler_address import check_scheduler
 from evolution.strategy import STRATEGIES, all_settings, get_strategy, list_strategies, readers
 from runners.compiled import ENGINES
 from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
 from speednik.observation import list_observations
-from speednik.stages import KeptStages, StageSetError, expand_stages, is_stage_set, list_stages
-
-
-# What one genome costs beyond its weights (the array, its DEAP fitness),
-# one episode summary (measured: about 0.9 KB), one worker process.
-GENOME_OVERHEAD = 400
-SUMMARY_BYTES = 1500
-WORKER_BYTES = 80 * 2**20
-# One stage built and lowered for the compiled engine; a run keeps every
-# stage it plays to its end (measured: about 1.2 MB a generated stage,
-# benchmarks/bench_stages.py).
-STAGE_BYTES = 3 * 2**19
-
-
-def available_memory() -> int | None:
-    """Bytes of memory this machine can still give, or None if unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
+from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages
 
 
 class ConfigError(ValueError):
     """A setting out of range or unknown; the message names it."""
-
-
-def build_stages(names: list[str], out: TextIO | None = None,
-                 quiet: bool = False, lower: bool = False) -> KeptStages:
-    """Build (or find built) every stage named, and with `lower` its arrays
-    for the compiled engine, and keep them until the result is released; a
-    stage that cannot be built is a ConfigError naming it, and then none is
-    kept. Progress as `ProgressLine` shows it."""
-    kept = KeptStages()
-    line = ProgressLine("building stages", len(names), out) if not quiet else None
-    try:
-        for done, name in enumerate(names, 1):
-            try:
-                stage = kept.add(name)
-            except (KeyError, ValueError, OSError) as exc:
-                raise ConfigError(f"stage {name!r} cannot be loaded: {exc}") from None
-            if lower:
-                from speednik.engine.lowering import compiled_stage
-
-                compiled_stage(stage)
-            if line is not None:
-                line.update(done)
-    except BaseException:
-        kept.release()
-        if line is not None:
-            line.abort()
-        raise
-    if line is not None:
-        line.finish()
-    return kept
 
 
 @dataclass(frozen=True)
@@ -317,21 +259,6 @@ class EvolutionConfig:
         validation and test stages, one name each."""
         return self.training_stages() + self.validation_stage_names() + self.held_out_stages()
 
-    def check_stages_load(self, out: TextIO | None = None,
-                          quiet: bool = False) -> KeptStages:
-        """Build every stage of the run now, so a bad profile fails before
-        the run (a ConfigError naming it), and keep them all for the run:
-        each is built once, here. The stages are kept until the result is
-        released. Building that takes a while shows its progress on one
-        line of `out` (stdout by default) unless `quiet`.
-
-        A run on the compiled engine in this process gets its stages'
-        arrays for it here too (measured: 264 stages lowered in 0.2 s here,
-        0.6 to 1.3 s when each was lowered by the generation first playing
-        it)."""
-        return build_stages(self.run_stages(), out=out, quiet=quiet,
-                            lower=self.engine == "compiled" and self.scheduler is None)
-
     def evaluation_tasks(self) -> int:
         """Episodes in one generation: every genome on every stage it is
         scored on."""
@@ -340,21 +267,6 @@ class EvolutionConfig:
     def stages_scored(self) -> int:
         """How many training stages each generation is scored on."""
         return self.stages_per_generation or len(self.training_stages())
-
-    def memory_estimate(self, genome_size: int) -> int:
-        """Bytes a run of these settings needs, roughly: the population,
-        its offspring and the remembered evaluations (genome, fitness and
-        each stage's episode summary), the worker processes, and the
-        stages a compiled batch holds (`stages_held`)."""
-        per_genome = 8 * genome_size + GENOME_OVERHEAD + SUMMARY_BYTES * self.stages_scored()
-        workers = min(self.workers, self.evaluation_tasks())
-        return (3 * self.population * per_genome + workers * WORKER_BYTES
-                + self.stages_held() * STAGE_BYTES)
-
-    def stages_held(self) -> int:
-        """Stages this process holds: a run builds every stage it plays
-        when it starts and keeps them all to its end."""
-        return len(self.run_stages())
 
     def to_dict(self) -> dict:
         d = asdict(self)

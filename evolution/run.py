@@ -17,13 +17,15 @@ import time
 from pathlib import Path
 
 from evolution.checkpoint import CHECKPOINT_NAME, CheckpointError
-from evolution.config import STAGE_BYTES, ConfigError, EvolutionConfig, available_memory
+from evolution.config import ConfigError, EvolutionConfig
 from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError, read_config_data
 from evolution.numeric_env import differences, numeric_environment
 from evolution.resume import config_for_resume
+from evolution.run_memory import check_memory
 from evolution.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
 from evolution.run_lines import ClusterLines, format_time, make_reporter, policy_words, where_it_runs
 from evolution.run_options import build_parser, config_from_args
+from evolution.run_stages import check_stages_load
 from evolution.settings_file import SettingsFileError, expand_settings
 from runners.result import ending
 
@@ -100,7 +102,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
         config, note = capped_workers(config)
         check_memory(config)
         # Every stage is built here, once, and kept for the run.
-        config.check_stages_load(quiet=args.quiet)
+        check_stages_load(config, quiet=args.quiet)
         if args.resume is None:
             run_dir = new_run_dir(args, config, lock)
     except (ConfigError, CheckpointError, RunFileError) as exc:
@@ -243,23 +245,6 @@ def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None
         note = (f"--workers {config.workers} is more than the {cores} cores of this "
                 f"machine; using {workers} (one per episode of a generation at most)")
     return (config.replace(workers=workers) if workers != config.workers else config), note
-
-
-def check_memory(config: EvolutionConfig) -> None:
-    """Refuse settings whose population would not fit in memory."""
-    need = config.memory_estimate(config.policy_spec().typical_size())
-    have = available_memory()
-    held = config.stages_held()
-    if have is not None and need > have and held * STAGE_BYTES > need / 2:
-        raise ConfigError(
-            f"{held} stages, each built once and kept for the run, need about "
-            f"{need / 2**30:.1f} GiB, more than the {have / 2**30:.1f} GiB of memory "
-            f"available; accepted: fewer training, validation or test stages")
-    if have is not None and need > have:
-        raise ConfigError(
-            f"--population {config.population} with {config.workers} worker(s) needs "
-            f"about {need / 2**30:.1f} GiB, more than the {have / 2**30:.1f} GiB of "
-            f"memory available; accepted: a smaller population or fewer workers")
 
 
 def _python() -> str:

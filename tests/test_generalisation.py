@@ -12,6 +12,7 @@ from evolution.config import ConfigError, EvolutionConfig
 from evolution.evaluate import stages_for_generation
 from evolution.evolve import evolve
 from evolution.outputs import read_logbook, read_logbook_columns
+from evolution.run_stages import check_stages_load
 
 TRAINING_COLUMNS = ("gen", "evals", "min", "mean", "max", "std", "best_progress",
                     "completions")
@@ -164,7 +165,7 @@ def test_a_run_builds_each_of_its_stages_once(tmp_path, monkeypatch, checked_fir
     names = sorted(f"generated-{d}-{s}" for d, seeds in (
         ("easy", range(7000, 7012)), ("hard", range(7100, 7110)),
         ("medium", range(7200, 7205))) for s in seeds)
-    kept = config.check_stages_load(quiet=True) if checked_first else None
+    kept = check_stages_load(config, quiet=True) if checked_first else None
     outcome = evolve(config, tmp_path / "run")
     assert sorted(built) == names
     assert outcome.held_out["count"] == 15

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from evolution.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
-from evolution.config import STAGE_BYTES, EvolutionConfig
+from evolution.config import EvolutionConfig
+from evolution.run_memory import STAGE_BYTES, memory_estimate, stages_held
 from speednik.stages import StageSetError, parse_stage_set
 from speednik.stages.profile import StageError, parse_profile
 
@@ -167,16 +168,18 @@ def test_a_run_killed_before_its_first_checkpoint_can_start_again(runs, tmp_path
 # -- stage sets at their limit ---------------------------------------------------------
 
 def test_the_stages_a_run_keeps_count_in_its_memory(monkeypatch, tmp_path, capsys):
-    from evolution import run
+    from evolution import run_memory
 
     # Every stage a run plays is built once and kept to its end.
     many = EvolutionConfig(stages=("gen:easy:0-9999",), population=4)
     few = EvolutionConfig(stages=("gen:easy:0-7",), population=4)
-    assert many.stages_held() == 10_000 and few.stages_held() == 8
-    assert many.memory_estimate(104) - few.memory_estimate(104) >= 9_000 * STAGE_BYTES
+    assert stages_held(many) == 10_000 and stages_held(few) == 8
+    assert memory_estimate(many, 104) - memory_estimate(few, 104) >= 9_000 * STAGE_BYTES
     tested = few.replace(test_stages=("gen:hard:0-499",), validation_stages=("gen:hard:500",))
-    assert tested.stages_held() == 509
-    monkeypatch.setattr(run, "available_memory", lambda: 200 * 2**20)
+    assert stages_held(tested) == 509
+    monkeypatch.setattr(run_memory, "available_memory", lambda: 200 * 2**20)
+    from evolution import run
+
     code = run.main(["--stage", "gen:easy:0-99", "--generations", "0", *FAST,
                      "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err

@@ -6,7 +6,8 @@ from collections import OrderedDict
 
 import pytest
 
-from evolution.config import ConfigError, EvolutionConfig, build_stages
+from evolution.config import ConfigError, EvolutionConfig
+from evolution.run_stages import build_stages, check_stages_load
 from evolution.progress import LOG_EVERY, SHOW_AFTER, ProgressLine
 from speednik import stages
 
@@ -99,11 +100,11 @@ def test_a_stage_that_cannot_be_built_is_named_and_nothing_is_kept(empty_cache, 
 
 def test_a_compiled_run_gets_its_stages_lowered_with_them(empty_cache):
     config = EvolutionConfig(stages=("gen:easy:0-1",), population=4, workers=1)
-    kept = config.check_stages_load(quiet=True)
+    kept = check_stages_load(config, quiet=True)
     assert all(hasattr(stage, "compiled") for stage in kept.stages)
     kept.release()
     # The readable engine never reads them.
     python = config.replace(stages=["gen:easy:2-3"], engine="python")
-    kept = python.check_stages_load(quiet=True)
+    kept = check_stages_load(python, quiet=True)
     assert len(kept) == 2 and not any(hasattr(stage, "compiled") for stage in kept.stages)
     kept.release()
