@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evolution.config import EvolutionConfig  # noqa: E402
-from evolution.evolve import evolve  # noqa: E402
-from evolution.neat_strategy import NEAT  # noqa: E402
+from evolution.loop.evolve import evolve  # noqa: E402
+from evolution.strategies.neat_strategy import NEAT  # noqa: E402
 from runners import RunnerConfig, run_episodes  # noqa: E402
 from runners.mlp import mlp_genome_size  # noqa: E402
 from speednik import neat_genome  # noqa: E402

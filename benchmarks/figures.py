@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evolution.outputs import read_logbook  # noqa: E402
+from evolution.loop.outputs import read_logbook  # noqa: E402
 
 # (label, options) of the main table's rows: the README's `evolution.run`
 # lines with the defaults.

@@ -1,5 +1,5 @@
 """Search for Speednik policies: strategies behind one ask/tell interface
-(`evolution.strategy`: DEAP's GA and CMA-ES), the generational loop with
+(`evolution.strategies.registry`: DEAP's GA and CMA-ES), the generational loop with
 its reporters (console, logbook, best genome, checkpoint, held-out tests),
 evaluation in this process, a pool or a Dask cluster, and the `run`
 command.
@@ -16,6 +16,6 @@ from evolution.numeric_env import pin_kernels
 pin_kernels()
 
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.checkpoint import CheckpointError, load_checkpoint
+from evolution.loop.checkpoint import CheckpointError, load_checkpoint
 
 __all__ = ["EvolutionConfig", "ConfigError", "CheckpointError", "load_checkpoint"]

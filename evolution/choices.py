@@ -7,7 +7,7 @@ README cannot drift from the code.
 """
 from __future__ import annotations
 
-from evolution.strategy import STRATEGIES
+from evolution.strategies.registry import STRATEGIES
 from runners.policies import POLICY_FAMILIES
 from speednik.observation import OBSERVATIONS
 

@@ -30,8 +30,8 @@ from typing import Sequence
 
 import numpy as np
 
-from evolution.outputs import BEST_NAME, RunFileError, read_logbook
-from evolution.strategy import list_strategies
+from evolution.loop.outputs import BEST_NAME, RunFileError, read_logbook
+from evolution.strategies.registry import list_strategies
 from runners.atomic import atomic_write_json
 from runners.cli import OneLineParser
 

@@ -1,6 +1,6 @@
 """Every setting of an evolution run, its defaults, and their checks: data,
-which building the run's stages (`evolution.run_stages`) and sizing it
-(`evolution.run_memory`) read."""
+which building the run's stages (`evolution.cli.run_stages`) and sizing it
+(`evolution.cli.run_memory`) read."""
 from __future__ import annotations
 
 import os
@@ -9,7 +9,13 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from evolution.scheduler_address import check_scheduler
-from evolution.strategy import STRATEGIES, all_settings, get_strategy, list_strategies, readers
+from evolution.strategies.registry import (
+    STRATEGIES,
+    all_settings,
+    get_strategy,
+    list_strategies,
+    readers,
+)
 from runners.compiled import ENGINES
 from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
 from speednik.observation import list_observations
@@ -59,7 +65,7 @@ class EvolutionConfig:
     # "linear".
     policy: str | None = None
     hidden: int = 16
-    # The search strategy (`evolution.strategy`: "ga", "cmaes", ...), and
+    # The search strategy (`evolution.strategies.registry`: "ga", "cmaes", ...), and
     # the settings only it reads (its registry entry's `settings`, filled
     # in with their defaults).
     algorithm: str = "ga"

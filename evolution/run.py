@@ -16,17 +16,17 @@ import threading
 import time
 from pathlib import Path
 
-from evolution.checkpoint import CHECKPOINT_NAME, CheckpointError
+from evolution.loop.checkpoint import CHECKPOINT_NAME, CheckpointError
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError, read_config_data
+from evolution.loop.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFileError, read_config_data
 from evolution.numeric_env import differences, numeric_environment
-from evolution.resume import config_for_resume
-from evolution.run_memory import check_memory
-from evolution.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
-from evolution.run_lines import ClusterLines, format_time, make_reporter, policy_words, where_it_runs
-from evolution.run_options import build_parser, config_from_args
-from evolution.run_stages import check_stages_load
-from evolution.settings_file import SettingsFileError, expand_settings
+from evolution.cli.resume import config_for_resume
+from evolution.cli.run_memory import check_memory
+from evolution.cli.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
+from evolution.cli.run_lines import ClusterLines, format_time, make_reporter, policy_words, where_it_runs
+from evolution.cli.run_options import build_parser, config_from_args
+from evolution.cli.run_stages import check_stages_load
+from evolution.cli.settings_file import SettingsFileError, expand_settings
 from runners.result import ending
 
 
@@ -117,7 +117,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
                   f"the resumed run may depart from an uninterrupted one", file=sys.stderr)
 
     # Imported here so --help and argument errors stay fast.
-    from evolution.evolve import evolve
+    from evolution.loop.evolve import evolve
     from evolution.cluster import ClusterError
     from runners.errors import EpisodeError, WorkerDiedError
 

@@ -12,7 +12,7 @@ into OUT/trials/NNNN. Its score is the validation completion of the genome
 the run chose (the fraction of validation stages it finishes, plus a
 hundredth of its mean progress to break ties). Test stages of the task
 are dropped: tuning never plays them. What is searched is declared beside
-each method, in its registry entry (`evolution.strategy`, `tuning`).
+each method, in its registry entry (`evolution.strategies.registry`, `tuning`).
 
 The study lives in OUT/study.db (SQLite): run the same command again and
 an interrupted tuning goes on until `--trials` trials are complete; a
@@ -39,10 +39,10 @@ from pathlib import Path
 from typing import Sequence
 
 from evolution.config import ConfigError
-from evolution.run_options import RESUMABLE, config_from_args
-from evolution.run_options import build_parser as run_parser
-from evolution.settings_file import settings_flags, write_settings
-from evolution.strategy import Tunable, get_strategy, list_strategies
+from evolution.cli.run_options import RESUMABLE, config_from_args
+from evolution.cli.run_options import build_parser as run_parser
+from evolution.cli.settings_file import settings_flags, write_settings
+from evolution.strategies.registry import Tunable, get_strategy, list_strategies
 from runners.cli import OneLineParser
 
 STUDY_NAME = "study.db"
@@ -217,7 +217,7 @@ def tune(method: str, trials: int, frames: int, out: Path, task: list[str], seed
     settings (also written to OUT/best.json)."""
     import optuna
 
-    from evolution.evolve import evolve
+    from evolution.loop.evolve import evolve
 
     entry = get_strategy(method)
     base = check_task(method, task)

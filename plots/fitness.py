@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from evolution.outputs import (
+from evolution.loop.outputs import (
     CONFIG_NAME,
     LOGBOOK_NAME,
     RUN_ACCEPTED,

@@ -87,7 +87,7 @@ def digest(run_dir: Path) -> dict:
 
 
 def run(name: str, out: Path) -> dict:
-    from evolution.evolve import evolve
+    from evolution.loop.evolve import evolve
 
     evolve(config_of(name), out)
     return digest(out)
@@ -97,7 +97,7 @@ def resumed(name: str, out: Path) -> dict:
     """The run stopped on a tested generation, then resumed to its end (the
     last generation of a run is always tested, so stopping elsewhere would
     add a test the fixture lacks)."""
-    from evolution.evolve import evolve
+    from evolution.loop.evolve import evolve
 
     evolve(config_of(name, generations=RUNS[name]["test_every"]), out)
     evolve(config_of(name), out, resume=True)
@@ -105,7 +105,7 @@ def resumed(name: str, out: Path) -> dict:
 
 
 def readable(name: str, out: Path) -> dict:
-    from evolution.evolve import evolve
+    from evolution.loop.evolve import evolve
 
     evolve(config_of(name, engine="python"), out)
     return digest(out)
@@ -131,7 +131,7 @@ def numeric(tmp: Path) -> dict:
     """The kernels this process computes with, and a digest of each of
     NUMERIC_RUNS."""
     from evolution.config import EvolutionConfig
-    from evolution.evolve import evolve
+    from evolution.loop.evolve import evolve
 
     runs = {}
     for name, settings in NUMERIC_RUNS.items():

@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from evolution.checkpoint import (
+from evolution.loop.checkpoint import (
     CHECKPOINT_NAME,
     LEGACY_NAME,
     Checkpoint,
@@ -18,8 +18,8 @@ from evolution.checkpoint import (
     save_checkpoint,
 )
 from evolution.config import EvolutionConfig
-from evolution.evolve import evolve
-from evolution.outputs import read_logbook
+from evolution.loop.evolve import evolve
+from evolution.loop.outputs import read_logbook
 
 
 def without_time(rows):

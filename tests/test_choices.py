@@ -6,7 +6,7 @@ from pathlib import Path
 
 from evolution.choices import BEGIN, END, markdown
 from evolution.run import build_parser
-from evolution.strategy import STRATEGIES
+from evolution.strategies.registry import STRATEGIES
 from runners.policies import POLICY_FAMILIES
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from commands import evolution_run, one_line
-from evolution.checkpoint import load_checkpoint
+from evolution.loop.checkpoint import load_checkpoint
 from evolution.cluster import (
     MIN_EPISODES_PER_TASK,
     TASKS_PER_THREAD,
@@ -35,7 +35,7 @@ from evolution.cluster import (
     unpack_results,
 )
 from evolution.cluster.task import _worker_stage
-from evolution.outputs import read_logbook
+from evolution.loop.outputs import read_logbook
 from runners import RunnerConfig, run_episodes
 from runners.linear import genome_size
 
@@ -152,7 +152,7 @@ def reference(tmp_path_factory) -> tuple:
 # -- the pieces ---------------------------------------------------------------------
 
 def test_dask_is_not_imported_without_a_scheduler():
-    code = ("import sys, evolution, evolution.run, evolution.evolve\n"
+    code = ("import sys, evolution, evolution.run, evolution.loop.evolve\n"
             "try:\n    evolution.run.main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print('LOADED', sorted(m for m in sys.modules "
             "if m.split('.')[0] in ('dask', 'distributed')))")

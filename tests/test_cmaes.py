@@ -8,9 +8,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from evolution.checkpoint import CHECKPOINT_NAME, load_checkpoint
+from evolution.loop.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.evolve import evolve
+from evolution.loop.evolve import evolve
 
 SMALL = dict(population=8, max_steps=500, stall_frames=120, stages=("gen:easy:0-1",),
              observation="basic", checkpoint_every=1, seed=4, workers=2, generations=4,

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from commands import evolution_run, one_line
-from evolution.checkpoint import load_checkpoint
+from evolution.loop.checkpoint import load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.evolve import evolve
-from evolution.outputs import read_logbook
+from evolution.loop.evolve import evolve
+from evolution.loop.outputs import read_logbook
 from runners import EpisodeRunner
 from runners.linear import LinearPolicy, genome_size
 from runners.result import ending
@@ -272,7 +272,7 @@ def test_array_crossover_gives_deaps_result_exactly():
 
     from deap import tools
 
-    from evolution.ga import cx_blend, make_individual
+    from evolution.strategies.ga import cx_blend, make_individual
 
     rng = np.random.default_rng(5)
     for trial in range(50):

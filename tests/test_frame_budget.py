@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from evolution.config import EvolutionConfig
-from evolution.evolve import evolve
+from evolution.loop.evolve import evolve
 
 
 def config(**changes) -> EvolutionConfig:

@@ -9,10 +9,10 @@ import pytest
 
 from commands import evolution_run, replay
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.evaluate import stages_for_generation
-from evolution.evolve import evolve
-from evolution.outputs import read_logbook, read_logbook_columns
-from evolution.run_stages import check_stages_load
+from evolution.loop.evaluate import stages_for_generation
+from evolution.loop.evolve import evolve
+from evolution.loop.outputs import read_logbook, read_logbook_columns
+from evolution.cli.run_stages import check_stages_load
 
 TRAINING_COLUMNS = ("gen", "evals", "min", "mean", "max", "std", "best_progress",
                     "completions")

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evolution.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
+from evolution.loop.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from evolution.config import EvolutionConfig
-from evolution.run_memory import STAGE_BYTES, memory_estimate, stages_held
+from evolution.cli.run_memory import STAGE_BYTES, memory_estimate, stages_held
 from speednik.stages import StageSetError, parse_stage_set
 from speednik.stages.profile import StageError, parse_profile
 
@@ -168,7 +168,7 @@ def test_a_run_killed_before_its_first_checkpoint_can_start_again(runs, tmp_path
 # -- stage sets at their limit ---------------------------------------------------------
 
 def test_the_stages_a_run_keeps_count_in_its_memory(monkeypatch, tmp_path, capsys):
-    from evolution import run_memory
+    from evolution.cli import run_memory
 
     # Every stage a run plays is built once and kept to its end.
     many = EvolutionConfig(stages=("gen:easy:0-9999",), population=4)

@@ -8,10 +8,10 @@ import csv
 import numpy as np
 import pytest
 
-from evolution.checkpoint import load_checkpoint
+from evolution.loop.checkpoint import load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.evolve import evolve
-from evolution.map_elites import QD_OFFSET, descriptors
+from evolution.loop.evolve import evolve
+from evolution.strategies.map_elites import QD_OFFSET, descriptors
 from runners import replay
 from runners.archive_file import load_archive
 

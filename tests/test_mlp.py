@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.evolve import evolve
+from evolution.loop.evolve import evolve
 from runners import RunnerConfig, run_episodes
 from runners.genome_file import load_genome_file
 from runners.policies import Policy

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from evolution import run
-from evolution.checkpoint import (
+from evolution.loop.checkpoint import (
     CHECKPOINT_NAME,
     Checkpoint,
     CheckpointError,
@@ -21,9 +21,9 @@ from evolution.checkpoint import (
 )
 from evolution.cluster import evaluate_chunk, stage_payload, unpack_results
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.evolve import evolve
-from evolution.generation import make_individual
-from evolution.neat_strategy import NEAT, lower, neat_config
+from evolution.loop.evolve import evolve
+from evolution.loop.generation import make_individual
+from evolution.strategies.neat_strategy import NEAT, lower, neat_config
 from runners import RunnerConfig, run_episodes
 from runners.genome_file import GenomeFileError, load_genome_file, write_genome_file
 from runners.neat_net import ACTIVATION_FUNCTIONS, NeatPolicy, checked_network

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from evolution.checkpoint import load_checkpoint
+from evolution.loop.checkpoint import load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.evolve import evolve
-from evolution.openai_es import OpenAIES, centred_ranks
-from evolution.generation import make_individual
+from evolution.loop.evolve import evolve
+from evolution.strategies.openai_es import OpenAIES, centred_ranks
+from evolution.loop.generation import make_individual
 
 
 def es_config(**changes) -> EvolutionConfig:
@@ -100,7 +100,7 @@ def test_bad_settings_are_one_clear_error():
 
 
 def test_a_checkpoint_without_its_state_is_refused(tmp_path):
-    from evolution.checkpoint import CheckpointError
+    from evolution.loop.checkpoint import CheckpointError
 
     with pytest.raises(CheckpointError, match="no OpenAI-ES state"):
         OpenAIES.from_state(es_config(), 4, None)

@@ -7,8 +7,8 @@ from collections import OrderedDict
 import pytest
 
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.run_stages import build_stages, check_stages_load
-from evolution.progress import LOG_EVERY, SHOW_AFTER, ProgressLine
+from evolution.cli.run_stages import build_stages, check_stages_load
+from evolution.cli.progress import LOG_EVERY, SHOW_AFTER, ProgressLine
 from speednik import stages
 
 

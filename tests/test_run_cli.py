@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from commands import copy_run, evolution_run, one_line, replay
-from evolution.checkpoint import CHECKPOINT_NAME, load_checkpoint
-from evolution.outputs import read_logbook
+from evolution.loop.checkpoint import CHECKPOINT_NAME, load_checkpoint
+from evolution.loop.outputs import read_logbook
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ROOT / "speednik" / "stages" / "profiles"

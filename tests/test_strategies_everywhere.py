@@ -9,8 +9,8 @@ import csv
 import pytest
 
 from evolution.config import EvolutionConfig
-from evolution.evolve import evolve
-from evolution.strategy import STRATEGIES
+from evolution.loop.evolve import evolve
+from evolution.strategies.registry import STRATEGIES
 
 
 def rows(run_dir):

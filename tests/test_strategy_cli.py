@@ -37,7 +37,8 @@ def test_an_es_run_records_its_options_and_resumes_with_them(tmp_path, capsys):
 
 def test_options_of_another_strategy_are_one_line(tmp_path, capsys):
     line = one_line_error(capsys, [*FAST, "--es-sigma", "0.5", "--out", str(tmp_path / "x")])
-    assert "--es-sigma is a setting of --algorithm openai-es, not ga" in line
+    assert ("--es-sigma (noise standard deviation) is a setting of --algorithm openai-es, "
+            "not of --algorithm ga" in line)
     line = one_line_error(capsys, [*FAST, "--algorithm", "openai-es", "--population", "7",
                                    "--out", str(tmp_path / "y")])
     assert "multiple of 2, got 7" in line

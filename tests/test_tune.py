@@ -16,7 +16,7 @@ import pytest
 
 from commands import call, one_line
 from evolution import tune as tune_module
-from evolution.settings_file import expand_settings, read_settings, write_settings
+from evolution.cli.settings_file import expand_settings, read_settings, write_settings
 
 TASK = ["--stage", "gen:easy:0-3", "--validation-stage", "gen:easy:2000-2005",
         "--population", "16", "--workers", "1"]
@@ -109,7 +109,7 @@ def test_refusals_are_one_line(tmp_path, monkeypatch):
     assert "--max-frames are set by the tuning" in one_line(done)
     entry = tune_module.get_strategy("cmaes")
     from dataclasses import replace
-    from evolution import strategy
+    from evolution.strategies import registry as strategy
 
     monkeypatch.setitem(strategy.STRATEGIES, "cmaes", replace(entry, tuning=()))
     done = call(tune_module.main, "--method", "cmaes", "--trials", "2", "--frames", "1000",

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.evolve import evolve
+from evolution.loop.evolve import evolve
 from runners import RunnerConfig, run_episodes
 
 VALIDATION = ("gen:easy:200-203",)
@@ -57,7 +57,7 @@ def validation_key(genome) -> tuple[int, float]:
 
 
 def test_best_json_holds_the_candidate_best_on_validation(tmp_path):
-    from evolution.checkpoint import load_checkpoint
+    from evolution.loop.checkpoint import load_checkpoint
 
     out = evolve(config(validation_stages=VALIDATION, generations=4), tmp_path / "run")
     best = json.loads((tmp_path / "run" / "best.json").read_text())

@@ -1,96 +1,23 @@
-"""Search strategies: one small interface, and the registry the run asks.
+"""The search methods by name, and the settings each declares: the
+registry the run, the command line, the checkpoint and tuning ask; none
+of them names a method.
 
-A strategy proposes genomes and learns from their fitness, the ask/tell
-shape of DEAP's `cma.Strategy` (generate/update), pyribs and evosax:
-
-    strategy = get_strategy("cmaes").load()(config, genome_size)
-    population = strategy.initial()          # individuals (numpy genomes)
-    ... the run scores them and updates its hall of fame ...
-    strategy.tell(population, summaries)     # their fitness is set
-    offspring = strategy.ask(population, hall_of_fame)
-    state = strategy.state()                 # data for the checkpoint
-
-The run owns what every search shares: the population last scored, the
-hall of fame (the best genomes ever scored, ties in their order), Python's
-`random` state and the remembered evaluations, all checkpointed. A
-strategy's `state()` holds the rest of what continues it exactly, as
-`{"arrays": name -> ndarray, "meta": JSON-ready dict}` (never a pickle),
-or None when it has nothing more.
-
-To add one: a module with a `Strategy` subclass, and one `STRATEGIES` line
-below (the entry names its class by "module:Class", so the command line
-lists the strategies without importing them).
+To add one: a module in this package with a `Strategy` subclass
+(`evolution.strategies.base`), and one `STRATEGIES` line below (the entry
+names its class by "module:Class", so the command line lists the
+strategies without importing them).
 """
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
+from evolution.strategies.base import SearchSettings, Strategy
 
-class SearchSettings(Protocol):
-    """What a strategy reads of a run's settings; `EvolutionConfig` is one.
-    Declared here, not imported, so that the run's settings may ask the
-    registry below without an import circle. A strategy's own settings
-    are in `options`, by the names its registry entry declares."""
-
-    population: int
-    seed: int
-    hall_of_fame: int
-    options: dict[str, float]
-
-    def policy_spec(self) -> Any: ...
-
-
-class Strategy(ABC):
-    """A search over genomes of `size` numbers for a run of `config` (None:
-    genomes of the strategy's own family, whose sizes vary)."""
-
-    def __init__(self, config: SearchSettings, size: int | None) -> None:
-        self.config = config
-        self.size = size
-
-    @abstractmethod
-    def initial(self) -> list:
-        """The first generation: `config.population` individuals."""
-
-    @abstractmethod
-    def ask(self, population: list, hall_of_fame) -> list:
-        """The next generation, from the last one scored (fitness set)
-        and the run's hall of fame."""
-
-    def tell(self, individuals: list, summaries: list[dict]) -> None:
-        """Learn from a generation just scored: each individual has its
-        fitness, and `summaries[i]` is individual i's episode summary
-        (per-stage results), for strategies that look at behaviour."""
-
-    def columns(self) -> dict[str, float]:
-        """Logbook columns of the strategy's own (a QD-score, say), for
-        the generation just told; none by default."""
-        return {}
-
-    def archive(self) -> dict | None:
-        """An archive of elites by cell, as arrays, for `archive.npz`
-        (see `runners.archive_file`); None for strategies without one."""
-        return None
-
-    def recommend(self):
-        """The genome the strategy believes best, when it is not simply
-        the best one scored (the hall of fame's first): an ES's mean, say.
-        None: the hall of fame's first."""
-        return None
-
-    def state(self) -> dict[str, Any] | None:
-        """What, beyond the run's own checkpoint, continues the search
-        exactly; None when nothing does."""
-        return None
-
-    @classmethod
-    def from_state(cls, config: SearchSettings, size: int | None,
-                   state: dict[str, Any] | None) -> Strategy:
-        """The strategy as it was when `state()` gave `state`."""
-        return cls(config, size)
+__all__ = ["SearchSettings", "Strategy", "StrategySetting", "Tunable", "StrategyEntry",
+           "STRATEGIES", "SIGMA_MAX", "all_settings", "readers", "list_strategies",
+           "get_strategy"]
 
 
 @dataclass(frozen=True)
@@ -208,7 +135,7 @@ class StrategyEntry:
 STRATEGIES: dict[str, StrategyEntry] = {
     "ga": StrategyEntry(
         "ga", "tournament selection, blend crossover, Gaussian mutation, elitism",
-        "evolution.ga:GeneticAlgorithm",
+        "evolution.strategies.ga:GeneticAlgorithm",
         settings=(
             StrategySetting("cx_prob", 0.5, 0.0, 1.0,
                             "probability that a pair of parents is blended"),
@@ -232,7 +159,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
                 Tunable("init_sigma", 0.05, 2.0, log=True))),
     "cmaes": StrategyEntry(
         "cmaes", "DEAP's CMA-ES: --population samples a generation, --init-sigma "
-                 "is its first step size", "evolution.cmaes:CMAES",
+                 "is its first step size", "evolution.strategies.cmaes:CMAES",
         settings=(INIT_SIGMA,),
         tuning=(Tunable("init_sigma", 0.05, 2.0, log=True),
                 Tunable("population", 16, 160, log=True, whole=True))),
@@ -240,7 +167,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
         "openai-es", "OpenAI's evolution strategy (Salimans et al. 2017): antithetic "
                      "Gaussian samples around a mean, centred-rank fitness shaping, "
                      "Adam with weight decay; best.json holds the mean",
-        "evolution.openai_es:OpenAIES",
+        "evolution.strategies.openai_es:OpenAIES",
         settings=(
             StrategySetting("es_sigma", 0.1, 1e-6, 100.0, "noise standard deviation"),
             StrategySetting("es_lr", 0.1, 1e-6, 10.0, "Adam's learning rate"),
@@ -254,7 +181,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
         "map-elites", "MAP-Elites with pyribs (the 'qd' extra): a grid archive over "
                       "mean speed and rings, Iso+LineDD variation of its elites; "
                       "QD-score and coverage are logged",
-        "evolution.map_elites:MapElites", needs=("ribs",), extra="qd",
+        "evolution.strategies.map_elites:MapElites", needs=("ribs",), extra="qd",
         settings=(
             StrategySetting("qd_bins", 16, 2, 256, "archive cells per descriptor",
                             whole=True),
@@ -270,7 +197,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
         "neat", "NEAT with neat-python: networks grown from inputs wired to the "
                 "actions, speciated, bred within species; evolves --policy neat "
                 "(the default with it)",
-        "evolution.neat_strategy:NEAT", policy="neat", needs=("neat",),
+        "evolution.strategies.neat_strategy:NEAT", policy="neat", needs=("neat",),
         settings=(
             # neat-python's examples use 3.0 on networks of a few genes;
             # distances are means over genes, and on networks of ~100

@@ -2,8 +2,8 @@
 repeat.
 
 `evolve` runs (or continues) a run in a directory. It names no search
-algorithm and writes no file itself: the strategy (`evolution.strategy`)
-proposes genomes, and reporters (`evolution.reporters`) print the lines,
+algorithm and writes no file itself: the strategy (`evolution.strategies.registry`)
+proposes genomes, and reporters (`evolution.loop.reporters`) print the lines,
 test on held-out stages and write the logbook, best.json and checkpoint.
 Same seed and settings give the same logbook and best genome whether run
 with one worker or several, and whether run straight through or stopped
@@ -19,11 +19,11 @@ from typing import Callable
 
 import numpy as np
 
-from evolution.checkpoint import CheckpointError, load_checkpoint
+from evolution.loop.checkpoint import CheckpointError, load_checkpoint
 from evolution.cluster import ClusterError
 from evolution.config import EvolutionConfig
-from evolution.evaluate import GenomeEvaluator, stages_for_generation
-from evolution.generation import (
+from evolution.loop.evaluate import GenomeEvaluator, stages_for_generation
+from evolution.loop.generation import (
     Evaluations,
     build_statistics,
     generation_record,
@@ -31,11 +31,12 @@ from evolution.generation import (
     new_hall_of_fame,
     new_logbook,
 )
-from evolution.outputs import keep_stage_copies, read_config_data, write_config
-from evolution.reporters import Console, HeldOut, LogbookFollower, RunFiles
-from evolution.run_state import Finished, Reporter, RunState
-from evolution.strategy import Strategy, get_strategy
-from evolution.validation import Validation
+from evolution.loop.outputs import keep_stage_copies, read_config_data, write_config
+from evolution.loop.reporters import Console, HeldOut, LogbookFollower, RunFiles
+from evolution.loop.run_state import Finished, Reporter, RunState
+from evolution.strategies.base import Strategy
+from evolution.strategies.registry import get_strategy
+from evolution.loop.validation import Validation
 from runners.atomic import remove_stale_temporaries
 from runners.errors import EpisodeError, WorkerDiedError
 from speednik.stages import keep_stages

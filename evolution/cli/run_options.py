@@ -8,7 +8,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from evolution.config import EvolutionConfig
-from evolution.strategy import STRATEGIES, all_settings, list_strategies, readers
+from evolution.strategies.registry import STRATEGIES, all_settings, list_strategies, readers
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.pool import MAX_WORKER_DEATHS

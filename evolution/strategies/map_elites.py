@@ -29,10 +29,10 @@ from ribs.archives import GridArchive
 from ribs.emitters import IsoLineEmitter
 from ribs.schedulers import Scheduler
 
-from evolution.checkpoint import CheckpointError
-from evolution.generation import make_individual
-from evolution.generator_state import generator_state, set_generator_state
-from evolution.strategy import SearchSettings, Strategy
+from evolution.loop.checkpoint import CheckpointError
+from evolution.loop.generation import make_individual
+from evolution.strategies.generator_state import generator_state, set_generator_state
+from evolution.strategies.base import SearchSettings, Strategy
 
 
 MEASURES = ("speed", "rings")

@@ -21,11 +21,11 @@ from typing import Callable
 
 import numpy as np
 
-from evolution.checkpoint import Checkpoint, save_checkpoint
+from evolution.loop.checkpoint import Checkpoint, save_checkpoint
 from evolution.config import EvolutionConfig
-from evolution.evaluate import GenomeEvaluator, held_out_report
-from evolution.outputs import write_best, write_logbook
-from evolution.run_state import Reporter, RunState, reporters_state
+from evolution.loop.evaluate import GenomeEvaluator, held_out_report
+from evolution.loop.outputs import write_best, write_logbook
+from evolution.loop.run_state import Reporter, RunState, reporters_state
 from runners.archive_file import ARCHIVE_NAME, write_archive_file
 
 

@@ -13,8 +13,8 @@ import random
 import numpy as np
 from deap import algorithms, base, tools
 
-from evolution.generation import Individual, make_individual
-from evolution.strategy import SearchSettings, Strategy
+from evolution.loop.generation import Individual, make_individual
+from evolution.strategies.base import SearchSettings, Strategy
 
 
 

@@ -10,14 +10,14 @@ import sys
 import time
 from pathlib import Path
 
-from evolution.checkpoint import (
+from evolution.loop.checkpoint import (
     CHECKPOINT_NAME,
     LEGACY_NAME,
     CheckpointError,
     load_checkpoint,
 )
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.outputs import (
+from evolution.loop.outputs import (
     BEST_NAME,
     CONFIG_NAME,
     LOGBOOK_NAME,

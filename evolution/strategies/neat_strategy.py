@@ -34,9 +34,9 @@ import numpy as np
 from neat.graphs import required_for_output
 from neat.species import Species
 
-from evolution.checkpoint import CheckpointError
-from evolution.generation import make_individual
-from evolution.strategy import SearchSettings, Strategy
+from evolution.loop.checkpoint import CheckpointError
+from evolution.loop.generation import make_individual
+from evolution.strategies.base import SearchSettings, Strategy
 from runners.neat_net import soft_tanh
 from speednik import neat_genome
 from speednik.actions import NUM_ACTIONS

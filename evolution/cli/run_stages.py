@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.progress import ProgressLine
+from evolution.cli.progress import ProgressLine
 from speednik.stages import KeptStages
 
 

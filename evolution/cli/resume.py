@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evolution.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+from evolution.loop.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.outputs import CONFIG_NAME, read_config
-from evolution.run_options import RESUMABLE, STAGE_LISTS, given_settings, option_name
-from evolution.strategy import all_settings, get_strategy
+from evolution.loop.outputs import CONFIG_NAME, read_config
+from evolution.cli.run_options import RESUMABLE, STAGE_LISTS, given_settings, option_name
+from evolution.strategies.registry import all_settings, get_strategy
 from runners.atomic import remove_stale_temporaries
 from runners.genome_file import locate_stage
 from speednik.stages import StageSetError, expand_stages

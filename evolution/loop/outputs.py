@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from evolution.config import EvolutionConfig
-from evolution.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS
+from evolution.loop.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS
 from evolution.numeric_env import numeric_environment
 from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from runners.genome_file import BEST_NAME, STAGE_COPIES, json_limit, write_genome_file

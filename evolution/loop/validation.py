@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from evolution.config import EvolutionConfig
-from evolution.evaluate import GenomeEvaluator
-from evolution.run_state import Reporter, RunState
+from evolution.loop.evaluate import GenomeEvaluator
+from evolution.loop.run_state import Reporter, RunState
 
 
 class Validation(Reporter):

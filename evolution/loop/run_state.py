@@ -1,7 +1,7 @@
 """What a run is between two generations (`RunState`), and the interface
-of the reporters it calls after each one: the loop (`evolution.evolve`),
-the reporters (`evolution.reporters`) and validation
-(`evolution.validation`) all import this module, and it imports none of
+of the reporters it calls after each one: the loop (`evolution.loop.evolve`),
+the reporters (`evolution.loop.reporters`) and validation
+(`evolution.loop.validation`) all import this module, and it imports none of
 them.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ import numpy as np
 from deap import tools
 
 from evolution.config import EvolutionConfig
-from evolution.generation import Evaluations
-from evolution.strategy import Strategy
+from evolution.loop.generation import Evaluations
+from evolution.strategies.base import Strategy
 
 
 class Reporter:

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from deap import cma
 
-from evolution.checkpoint import CheckpointError
-from evolution.generation import make_individual
-from evolution.strategy import SearchSettings, Strategy
+from evolution.loop.checkpoint import CheckpointError
+from evolution.loop.generation import make_individual
+from evolution.strategies.base import SearchSettings, Strategy
 
 
 # The strategy's arrays and numbers that change as it learns; everything

@@ -1,0 +1,6 @@
+"""The command-line plumbing of `python -m evolution.run` (and of compare
+and tune): its options and the settings they give (`run_options`,
+`settings_file`), the run directory (`run_dir`), resuming (`resume`), what
+is printed (`run_lines`, `progress`), and the checks made before a run
+starts (`run_stages`, `run_memory`).
+"""
