@@ -65,3 +65,5 @@ RING_RADIUS = 8
 
 # Default episode length (one minute of game time).
 DEFAULT_MAX_STEPS = 3600
+# An episode ends after this many frames without a new best x (a stall).
+DEFAULT_STALL_FRAMES = 300
