@@ -50,6 +50,8 @@ _JUMP = np.array(ACTION_HAS_JUMP, np.bool_)
 # long enough that a stage of a few thousand frames is a few hundred rounds.
 DEFAULT_HOLD = 6
 DEFAULT_BEAM = 96
+# When that finds nothing: finer timing and a wider beam, tried in turn.
+RETRIES = ((4, 256), (3, 768))
 # Cells that tell nodes apart: px in x and y, px/frame in speed.
 CELL_X = 8.0
 CELL_Y = 16.0
@@ -202,9 +204,11 @@ class Plan:
 
 def plan_stage(source, *, hold: int = DEFAULT_HOLD, width: int = DEFAULT_BEAM,
                max_frames: int = DEFAULT_MAX_STEPS,
-               stall_frames: int = DEFAULT_STALL_FRAMES) -> Plan:
+               stall_frames: int = DEFAULT_STALL_FRAMES, retry: bool = True) -> Plan:
     """Search a plan from a stage's start (a name, path or `Stage`) or from
-    a readable `SimState` (its current state; jump counted as not held)."""
+    a readable `SimState` (its current state; jump counted as not held).
+    With `retry`, a search that finds nothing is tried again with each of
+    RETRIES' (hold, width) in turn."""
     from speednik.engine.stepping import CompiledSim
 
     for name, value in (("hold", hold), ("width", width), ("max_frames", max_frames),
@@ -212,8 +216,12 @@ def plan_stage(source, *, hold: int = DEFAULT_HOLD, width: int = DEFAULT_BEAM,
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
     sim = CompiledSim(source)
-    out = np.zeros(max_frames + hold, np.int64)
-    n, furthest = beam_search(sim.compiled, sim.f, sim.s, sim.gone, False, hold, width,
-                              max_frames, stall_frames, out)
-    found = n >= 0
-    return Plan(found, tuple(int(a) for a in out[:n]) if found else (), float(furthest))
+    furthest = float(sim.f[F_X])
+    for h, w in ((hold, width), *(RETRIES if retry else ())):
+        out = np.zeros(max_frames + h, np.int64)
+        n, far = beam_search(sim.compiled, sim.f, sim.s, sim.gone, False, h, w,
+                             max_frames, stall_frames, out)
+        furthest = max(furthest, float(far))
+        if n >= 0:
+            return Plan(True, tuple(int(a) for a in out[:n]), furthest)
+    return Plan(False, (), furthest)

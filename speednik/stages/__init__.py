@@ -212,6 +212,11 @@ def _identify(name: str | os.PathLike[str]) -> tuple[object, Callable[[], Stage]
 
 def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], Stage]]:
     level = normalise_difficulty(difficulty)
+    if level == "expert":
+        # Certifying an expert stage builds it: keep that build.
+        from speednik.stages.expert import certified_expert
+
+        return ("generated", seed, level), lambda: certified_expert(seed)[1]
     return ("generated", seed, level), lambda: build_stage(generate_profile(seed, level))
 
 
