@@ -405,9 +405,11 @@ class PlannerAgent(BaseAgent):
 
     def get_action(self, sim: Any) -> int:
         if self._plan is None:
-            from speednik.engine.planner import plan_stage
+            from speednik.engine import CompiledSim
+            from speednik.engine.planner import plan_from
 
-            self._plan = plan_stage(sim).actions
+            state = CompiledSim(sim)
+            self._plan = plan_from(state.compiled, state.f, state.s, state.gone).actions
             self._next = 0
         if self._next < len(self._plan):
             self._next += 1

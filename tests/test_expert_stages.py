@@ -15,7 +15,15 @@ from commands import command
 from runners import EpisodeRunner
 from runners.agents import PlannerAgent, make_baseline
 from speednik.engine.planner import plan_stage
-from speednik.stages import DIFFICULTIES, generate_profile, generate_stage, list_stages
+from speednik.engine.lowering import start_arrays, state_arrays
+from speednik.simulation import create_sim
+from speednik.stages import (
+    DIFFICULTIES,
+    generate_profile,
+    generate_stage,
+    list_stages,
+    load_stage,
+)
 from speednik.stages.builder import build_stage
 from speednik.stages.expert import certified_expert, draw_expert_data
 from speednik.stages.generator import PIECE_WEIGHTS
@@ -75,8 +83,18 @@ def test_a_draw_the_planner_does_not_finish_is_never_emitted(monkeypatch):
         certified_expert(9)
 
 
+@pytest.mark.parametrize("name", ["hillside", "gen:expert:1"])
+def test_the_planner_starts_where_create_sim_does(name):
+    stage = load_stage(name)
+    f, s, gone = start_arrays(stage)
+    want_f, want_s = state_arrays(create_sim(stage))
+    assert f.tolist() == want_f.tolist() and s.tolist() == want_s.tolist()
+    assert len(gone) == len(stage.rings) + len(stage.enemies) + len(stage.checkpoints)
+    assert not gone.any()
+
+
 def test_the_planner_gives_up_when_the_goal_is_out_of_reach():
-    plan = plan_stage("hillside", max_frames=120)
+    plan = plan_stage(load_stage("hillside"), max_frames=120)
     assert not plan.found and plan.actions == () and plan.furthest > 100
 
 

@@ -39,6 +39,7 @@ from speednik.engine.layout import (
     S_ON_GROUND,
     S_WITHOUT_GAIN,
 )
+from speednik.engine.lowering import compiled_stage, start_arrays
 from speednik.engine.simulation import sim_step
 
 _LEFT = np.array([ACTION_MAP[a].left for a in range(NUM_ACTIONS)], np.bool_)
@@ -202,25 +203,31 @@ class Plan:
     furthest: float
 
 
-def plan_stage(source, *, hold: int = DEFAULT_HOLD, width: int = DEFAULT_BEAM,
+def plan_stage(stage, *, hold: int = DEFAULT_HOLD, width: int = DEFAULT_BEAM,
                max_frames: int = DEFAULT_MAX_STEPS,
                stall_frames: int = DEFAULT_STALL_FRAMES, retry: bool = True) -> Plan:
-    """Search a plan from a stage's start (a name, path or `Stage`) or from
-    a readable `SimState` (its current state; jump counted as not held).
-    With `retry`, a search that finds nothing is tried again with each of
-    RETRIES' (hold, width) in turn."""
-    from speednik.engine.stepping import CompiledSim
+    """Search a plan from a built `Stage`'s start; see `plan_from`."""
+    f, s, gone = start_arrays(stage)
+    return plan_from(compiled_stage(stage), f, s, gone, hold=hold, width=width,
+                     max_frames=max_frames, stall_frames=stall_frames, retry=retry)
 
+
+def plan_from(compiled, f, s, gone, *, held: bool = False, hold: int = DEFAULT_HOLD,
+              width: int = DEFAULT_BEAM, max_frames: int = DEFAULT_MAX_STEPS,
+              stall_frames: int = DEFAULT_STALL_FRAMES, retry: bool = True) -> Plan:
+    """Search a plan from a state of the compiled engine (a lowered stage,
+    its `f`, `s` and gone arrays, and whether jump is held; the arrays are
+    not changed). With `retry`, a search that finds nothing is tried again
+    with each of RETRIES' (hold, width) in turn."""
     for name, value in (("hold", hold), ("width", width), ("max_frames", max_frames),
                         ("stall_frames", stall_frames)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-    sim = CompiledSim(source)
-    furthest = float(sim.f[F_X])
+    furthest = float(f[F_X])
     for h, w in ((hold, width), *(RETRIES if retry else ())):
         out = np.zeros(max_frames + h, np.int64)
-        n, far = beam_search(sim.compiled, sim.f, sim.s, sim.gone, False, h, w,
-                             max_frames, stall_frames, out)
+        n, far = beam_search(compiled, f, s, gone, bool(held), h, w, max_frames,
+                             stall_frames, out)
         furthest = max(furthest, float(far))
         if n >= 0:
             return Plan(True, tuple(int(a) for a in out[:n]), furthest)
