@@ -10,6 +10,7 @@ same numbers.
 from __future__ import annotations
 
 from collections import namedtuple
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -200,15 +201,13 @@ def start_arrays(stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(f, s, gone) of a fresh simulation of `stage`, as `create_sim`
     makes it, without the readable simulation (which loads stages by
     name, so the stage generator could not call code that needs it)."""
-    class _Start:
-        player = create_player(stage.start_x, stage.start_y, stage.tiles)
-        max_x_reached = stage.start_x
-        max_x_gain = 0.0
-        frame = rings_collected = deaths = frames_without_gain = 0
-        goal_reached = player_dead = False
-        death_cause = ""
-
-    f, s = state_arrays(_Start)
+    # create_sim's fresh SimState, field for field.
+    start = SimpleNamespace(
+        player=create_player(stage.start_x, stage.start_y, stage.tiles),
+        max_x_reached=stage.start_x, max_x_gain=0.0, frame=0, rings_collected=0,
+        deaths=0, frames_without_gain=0, goal_reached=False, player_dead=False,
+        death_cause="")
+    f, s = state_arrays(start)
     gone = np.zeros(len(stage.rings) + len(stage.enemies) + len(stage.checkpoints), np.uint8)
     return f, s, gone
 

@@ -11,6 +11,10 @@ comes with a flat lead-in to take off from and a flat landing zone longer
 than a jump, so a jump over one obstacle never lands in the next. Sizes
 stay inside the physics-derived limits of `speednik.stages.profile`
 (STEP_UP_LIMIT, GAP_LIMIT, SPRING_STEP_LIMIT), which grow with difficulty.
+
+Expert stages (`speednik.stages.expert`) reuse these pieces and this
+drawing loop (`draw_data`) with their own random stream and pieces that
+chain, and are certified by the planner.
 """
 from __future__ import annotations
 
