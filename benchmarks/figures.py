@@ -5,7 +5,8 @@
 
 Sections, each named beside its table in the README:
 - main:            what to expect of `evolution.run` on the built-in stages
-- baselines:       `python -m runners.baselines --markdown`
+- baselines:       `python -m runners.baselines --markdown`, and the stages
+                   finished per difficulty (`--summary`, about a minute)
 - generalisation:  the generalisation recipe per seed, and its earlier steps
                    (benchmarks/generalization.py, --variant terrain and hazards)
 - compare:         the README's `evolution.compare` command
@@ -38,6 +39,8 @@ MAIN_ROWS = [
       "--seed", "0"]),
 ]
 # The README's comparison of search methods.
+SUMMARY = ["--summary", "--markdown", "--agent", "hold-right", "jump-runner", "spindash",
+           "planner", "--workers", "2"]
 COMPARE = ["--methods", "ga", "cmaes", "openai-es", "map-elites", "neat",
            "--seeds", "0", "1", "2", "--frames", "350000000", "--jobs", "2", "--",
            "--stage", "gen:medium:0-31", "gen:hard:0-31", "--stages-per-generation", "32",
@@ -71,6 +74,7 @@ def main_table() -> None:
 
 def baselines() -> None:
     python("-m", "runners.baselines", "--markdown", check=True)
+    python("-m", "runners.baselines", *SUMMARY, check=True)
 
 
 def generalisation() -> None:

@@ -8,11 +8,17 @@ Baselines, by registry name:
 | "hold-right"  | HoldRightAgent    | holds right                                    |
 | "jump-runner" | JumpRunnerAgent   | runs right, jumps walls, steps, gaps, enemies and spikes |
 | "spindash"    | SpindashAgent     | the jump-runner, but spindashes whenever slow  |
+| "planner"     | PlannerAgent      | plays a plan searched on the simulation itself |
 
 The two scripted ones read the simulation (`observe_sim = True`): they
 look at the terrain and the objects ahead the way a player looking at the
 screen would. The jump-runner is the reference for "this stage can be
 completed"; idle and hold-right are the floor any learned agent must beat.
+
+The planner is privileged: on its first frame it runs a beam search over
+held actions on the compiled simulation (`speednik.engine.planner`) from
+the state it is given, then plays the actions found. It says whether a
+stage can be finished, not how a player who only sees the screen does.
 
 Agent specs (a baseline's name among them) are in `runners.specs`.
 """
@@ -383,11 +389,40 @@ class SpindashAgent(JumpRunnerAgent):
 
 # -- registries --------------------------------------------------------------------
 
+class PlannerAgent(BaseAgent):
+    """Plays the plan a beam search finds from the state of its first
+    frame; after the plan (none found, or the episode goes on) it holds
+    right."""
+
+    observe_sim = True
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._plan: tuple[int, ...] | None = None
+        self._next = 0
+
+    def get_action(self, sim: Any) -> int:
+        if self._plan is None:
+            from speednik.engine import CompiledSim
+            from speednik.engine.planner import plan_from
+
+            state = CompiledSim(sim)
+            self._plan = plan_from(state.compiled, state.f, state.s, state.gone).actions
+            self._next = 0
+        if self._next < len(self._plan):
+            self._next += 1
+            return self._plan[self._next - 1]
+        return ACTION_RIGHT
+
+
 BASELINES: dict[str, type[BaseAgent]] = {
     "idle": IdleAgent,
     "hold-right": HoldRightAgent,
     "jump-runner": JumpRunnerAgent,
     "spindash": SpindashAgent,
+    "planner": PlannerAgent,
 }
 
 

@@ -4,6 +4,8 @@
     python -m runners.baselines --stage hillside --agent jump-runner
     python -m runners.baselines --stage gen:easy:0-9 gen:hard:0-9 --agent jump-runner spindash
     python -m runners.baselines --markdown               a Markdown table for the README
+    python -m runners.baselines --summary --markdown     stages finished per difficulty
+                                                         (gen:DIFFICULTY:0-99), the README's table
 
 Columns: stage, agent, progress (% of the way from start to goal), rings
 collected, frames played, why the episode ended, total reward.
@@ -15,7 +17,13 @@ import sys
 from typing import Sequence
 
 from speednik.constants import DEFAULT_MAX_STEPS
-from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages
+from speednik.stages import (
+    DIFFICULTIES,
+    StageSetError,
+    expand_stages,
+    is_stage_set,
+    list_stages,
+)
 
 from runners.agents import BASELINES
 from runners.cli import OneLineParser
@@ -24,6 +32,8 @@ from runners.replay import completion_lines
 from runners.result import EpisodeResult
 
 HEADERS = ("stage", "agent", "progress", "rings", "frames", "done", "reward")
+# The stages --summary plays at each difficulty.
+SUMMARY_SEEDS = "0-99"
 
 
 def _rows(pairs: Sequence[tuple[str, str]],
@@ -52,6 +62,28 @@ def format_table(rows: Sequence[Sequence[str]], markdown: bool = False) -> str:
                       *(line(r) for r in rows)])
 
 
+def summary_table(agents: Sequence[str], results: dict[str, dict[str, list[EpisodeResult]]],
+                  markdown: bool = False) -> str:
+    """One row per agent, one column per difficulty: stages finished."""
+    difficulties = list(next(iter(results.values())))
+    head = ["agent", *(f"{d} ({SUMMARY_SEEDS})" for d in difficulties)]
+    rows = []
+    for agent in agents:
+        cells = [agent]
+        for d in difficulties:
+            mine = results[agent][d]
+            done = sum(r.done_reason == "goal" for r in mine)
+            cells.append(f"{done}/{len(mine)} ({100.0 * done / len(mine):.0f}%)")
+        rows.append(cells)
+    if markdown:
+        lines = [head, ["---", *("---:" for _ in difficulties)], *rows]
+        return "\n".join("| " + " | ".join(c) + " |" for c in lines)
+    widths = [max(len(r[i]) for r in (head, *rows)) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+                     for r in (head, *rows))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="python -m runners.baselines",
                 description="Run the baseline agents on the stages and print a table.")
@@ -68,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="processes to run the episodes in (default 1)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    p.add_argument("--summary", action="store_true",
+                   help=f"instead of one row per episode, the stages each agent finishes "
+                        f"of gen:DIFFICULTY:{SUMMARY_SEEDS} at every difficulty "
+                        f"({', '.join(DIFFICULTIES)}); not with --stage")
     return p
 
 
@@ -94,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
 
+    if args.summary:
+        if args.stage:
+            parser.error("--summary plays its own stages (gen:DIFFICULTY:"
+                         f"{SUMMARY_SEEDS}); leave out --stage")
+        stages = [s for d in DIFFICULTIES for s in expand_stages([f"gen:{d}:{SUMMARY_SEEDS}"])]
     pairs = [(agent, stage) for stage in stages for agent in agents]
     try:
         results = run_episodes(pairs, RunnerConfig(max_steps=args.max_steps),
@@ -104,6 +145,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 1
+    if args.summary:
+        by: dict[str, dict[str, list[EpisodeResult]]] = {
+            a: {d: [] for d in DIFFICULTIES} for a in agents}
+        for (agent, stage), r in zip(pairs, results):
+            by[agent][stage.split(":")[1]].append(r)
+        print(summary_table(agents, by, markdown=args.markdown))
+        return 0
     print(format_table(_rows(pairs, results), markdown=args.markdown))
     if from_set:
         for agent in agents:

@@ -32,15 +32,13 @@ from typing import Any, Mapping
 
 from speednik.actions import NUM_ACTIONS, action_to_input, check_action
 from speednik.checks import positive_int as _positive_int
-from speednik.constants import DEFAULT_MAX_STEPS
+from speednik.constants import DEFAULT_MAX_STEPS, DEFAULT_STALL_FRAMES
 from speednik.observation import ObservationEncoder, get_observation
 from speednik.reward import default_reward, make_reward
 from speednik.simulation import SimState, create_sim, sim_step
 from speednik.stages import Stage, generate_stage, load_stage
 
 from runners.result import EpisodeResult, Trajectory, event_name
-
-DEFAULT_STALL_FRAMES = 300
 
 # A stage is given by name (or .toml path), as a built Stage, or as a
 # (seed, difficulty) pair for a generated one.

@@ -65,3 +65,7 @@ RING_RADIUS = 8
 
 # Default episode length (one minute of game time).
 DEFAULT_MAX_STEPS = 3600
+# The stage's side edges keep the player's centre this far inside.
+EDGE_MARGIN = 16.0
+# An episode ends after this many frames without a new best x (a stall).
+DEFAULT_STALL_FRAMES = 300

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from speednik.constants import EDGE_MARGIN  # named here too: callers read it here
 from speednik.events import (
     CheckpointEvent,
     DamageEvent,
@@ -39,9 +40,6 @@ __all__ = [
     "DamageEvent", "DeathEvent", "SpringEvent", "GoalReachedEvent",
     "CheckpointEvent", "EnemyDestroyedEvent", "JumpEvent",
 ]
-
-# The stage's side edges keep the player's centre this far inside.
-EDGE_MARGIN = 16.0
 
 @dataclass(slots=True)
 class SimState:

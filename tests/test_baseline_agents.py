@@ -11,6 +11,7 @@ from runners.agents import (
     HoldRightAgent,
     IdleAgent,
     JumpRunnerAgent,
+    PlannerAgent,
     SpindashAgent,
 )
 from runners.specs import build_agent
@@ -57,8 +58,8 @@ def steps_stage(*steps: tuple[int, int]):
 # -- registry ------------------------------------------------------------------------------
 
 def test_registry_names_and_classes():
-    assert list(BASELINES) == ["idle", "hold-right", "jump-runner", "spindash"]
-    expected = [IdleAgent, HoldRightAgent, JumpRunnerAgent, SpindashAgent]
+    assert list(BASELINES) == ["idle", "hold-right", "jump-runner", "spindash", "planner"]
+    expected = [IdleAgent, HoldRightAgent, JumpRunnerAgent, SpindashAgent, PlannerAgent]
     for name, cls in zip(BASELINES, expected):
         a, b = make_baseline(name), make_baseline(name)
         assert type(a) is cls and a is not b

@@ -60,10 +60,11 @@ def test_difficulty_numbers_and_names_agree():
 
 
 def test_invalid_difficulty():
-    for bad in ("nightmare", 3, -1, None, 1.5):
+    for bad in ("nightmare", 4, -1, None, 1.5):
         with pytest.raises(StageError) as info:
             generate_stage(1, bad)
-        assert "accepted: easy, medium, hard" in str(info.value)
+        assert "accepted: easy, medium, hard, expert (or 0 to 3)" in str(info.value)
+    assert generate_stage(1, 3) is generate_stage(1, "expert")
 
 
 def test_invalid_seed():

@@ -1,6 +1,7 @@
 """Every stage the builder makes is exactly what the recorded fixture says:
-the built-in stages and 300 generated stages per difficulty, tile for tile,
-entity for entity, and their lowered arrays (see stage_digest). A faster
+the built-in stages and 300 generated stages per difficulty (12 expert
+ones), tile for tile, entity for entity, and their lowered arrays (see
+stage_digest). A faster
 or tidier builder must pass this unchanged; tests/record_stage_fixture.py
 re-records it after a deliberate change to what a stage is."""
 from __future__ import annotations

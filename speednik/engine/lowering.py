@@ -10,6 +10,7 @@ same numbers.
 from __future__ import annotations
 
 from collections import namedtuple
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -47,7 +48,7 @@ from speednik.engine.layout import (
 )
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
 from speednik.objects import object_index, object_tables
-from speednik.player import PlayerState
+from speednik.player import PlayerState, create_player
 
 # A lowered stage is two arrays, `ints` (int64) and `floats` (float64).
 # Each starts with a header: the stage's sizes and, for every table, where
@@ -197,6 +198,21 @@ def lower_stage(stage) -> CompiledStage:
 
 
 # -- a SimState and the engine's state arrays ------------------------------------------
+
+def start_arrays(stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(f, s, gone) of a fresh simulation of `stage`, as `create_sim`
+    makes it, without the readable simulation (which loads stages by
+    name, so the stage generator could not call code that needs it)."""
+    # create_sim's fresh SimState, field for field.
+    start = SimpleNamespace(
+        player=create_player(stage.start_x, stage.start_y, stage.tiles),
+        max_x_reached=stage.start_x, max_x_gain=0.0, frame=0, rings_collected=0,
+        deaths=0, frames_without_gain=0, goal_reached=False, player_dead=False,
+        death_cause="")
+    f, s = state_arrays(start)
+    gone = np.zeros(len(stage.rings) + len(stage.enemies) + len(stage.checkpoints), np.uint8)
+    return f, s, gone
+
 
 def state_arrays(sim) -> tuple[np.ndarray, np.ndarray]:
     """(f, s) holding `sim`'s player and counters (see `layout`)."""

@@ -23,7 +23,7 @@ from speednik.engine.layout import (
 from speednik.engine.lowering import G_GOAL_X, I_HEIGHT, I_WIDTH
 from speednik.engine.objects import add_event, interact, kill_player
 from speednik.engine.player import player_update, radii
-from speednik.simulation import EDGE_MARGIN
+from speednik.constants import EDGE_MARGIN
 
 
 @frame_jit

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from speednik.stages.builder import build_stage
-from speednik.stages.generator import generate_profile
+from speednik.stages import generator as _generator
 from speednik.stages.profile import (
     DIFFICULTIES,
     EntitySpec,
@@ -210,8 +210,25 @@ def _identify(name: str | os.PathLike[str]) -> tuple[object, Callable[[], Stage]
     return key, lambda: build_stage(load_profile(name))
 
 
+def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
+    """The profile of the random stage of `seed` at `difficulty`."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise StageError(f"seed must be an integer, got {seed!r}")
+    level = normalise_difficulty(difficulty)
+    if level == "expert":
+        from speednik.stages.expert import expert_profile
+
+        return expert_profile(seed)
+    return _generator.generate_profile(seed, level)
+
+
 def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], Stage]]:
     level = normalise_difficulty(difficulty)
+    if level == "expert":
+        # Certifying an expert stage builds it: keep that build.
+        from speednik.stages.expert import certified_expert
+
+        return ("generated", seed, level), lambda: certified_expert(seed)[1]
     return ("generated", seed, level), lambda: build_stage(generate_profile(seed, level))
 
 

@@ -11,6 +11,10 @@ comes with a flat lead-in to take off from and a flat landing zone longer
 than a jump, so a jump over one obstacle never lands in the next. Sizes
 stay inside the physics-derived limits of `speednik.stages.profile`
 (STEP_UP_LIMIT, GAP_LIMIT, SPRING_STEP_LIMIT), which grow with difficulty.
+
+Expert stages (`speednik.stages.expert`) reuse these pieces and this
+drawing loop (`draw_data`) with their own random stream and pieces that
+chain, and are certified by the planner.
 """
 from __future__ import annotations
 
@@ -277,12 +281,26 @@ class _Builder:
 
 
 def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
-    """The profile of a random stage; see the module docstring."""
+    """The profile of a random easy, medium or hard stage; see the module
+    docstring (`speednik.stages.generate_profile` takes expert too)."""
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise StageError(f"seed must be an integer, got {seed!r}")
     level = normalise_difficulty(difficulty)
+    if level not in PIECE_WEIGHTS:
+        raise StageError(f"difficulty {level!r} is drawn by speednik.stages.expert; "
+                         f"accepted here: {', '.join(PIECE_WEIGHTS)}")
     rng = random.Random(seed)
-    b = _Builder(rng, level)
+    data = draw_data(rng, _Builder(rng, level), seed, level, PIECE_WEIGHTS[level],
+                     description=f"Generated from seed {seed} at difficulty {level}.")
+    return profile_from_dict(
+        data, source=f"generated(seed={seed}, difficulty={level})")
+
+
+def draw_data(rng: random.Random, b: _Builder, seed: int, level: str,
+              piece_weights: dict[str, float], description: str) -> dict[str, Any]:
+    """A stage's profile data drawn with `rng` by builder `b`: a flat
+    start, an opening, then pieces by weight until the width drawn first
+    is reached."""
     target = rng.randrange(*WIDTH_RANGE)
     b.flat(START_RUN + b.span(0, OPENING_SPREAD))
     b.rings(160, 5)
@@ -294,8 +312,8 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
             b.piece_gap(OPENING_GAP_MIN, level=True)
         else:
             b.piece(name)
-    names = list(PIECE_WEIGHTS[level])
-    weights = [PIECE_WEIGHTS[level][n] for n in names]
+    names = list(piece_weights)
+    weights = [piece_weights[n] for n in names]
     checkpoint_done = False
     while b.x < target - RUN_OUT:
         if not checkpoint_done and b.x >= target // 2:
@@ -306,18 +324,15 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
         b.piece(name)
     b.flat(RUN_OUT)
     b.ent("goal", b.x - GOAL_BEFORE_END)
-    data = {
+    return {
         "stage": {
             "name": f"generated-{level}-{seed}",
             "height": STAGE_HEIGHT,
             "ground_y": START_LEVEL,
             "start_x": 64,
             "difficulty": level,
-            "description": f"Generated from seed {seed} at difficulty {level}.",
+            "description": description,
         },
         "segment": b.segments,
         "entity": b.entities,
     }
-    return profile_from_dict(
-        data, source=f"generated(seed={seed}, difficulty={level})")
-

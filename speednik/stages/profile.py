@@ -12,7 +12,7 @@ Example::
     height = 1024          # px; y grows downward
     ground_y = 768         # ground level where the first segment starts
     start_x = 64           # the player starts standing on the ground here
-    difficulty = "easy"    # easy | medium | hard (or 0 | 1 | 2): step and
+    difficulty = "easy"    # easy | medium | hard | expert (or 0..3): step and
                            # gap limits, see STEP_UP_LIMIT and GAP_LIMIT
     description = "..."    # optional free text
 
@@ -123,7 +123,9 @@ JUMP_APEX = JUMP_FORCE ** 2 / (2.0 * GRAVITY)
 JUMP_AIRTIME = 2.0 * JUMP_FORCE / GRAVITY
 JUMP_RANGE = TOP_SPEED * JUMP_AIRTIME
 
-DIFFICULTIES = ("easy", "medium", "hard")
+# Expert keeps hard's limits for a single obstacle: it is harder because
+# obstacles chain and use the whole vocabulary (speednik.stages.expert).
+DIFFICULTIES = ("easy", "medium", "hard", "expert")
 
 # The tallest step up a profile may ask for. A step of height h leaves a
 # window of 2 * sqrt(v^2 - 2gh) / g frames above its top: at 0.83 * apex
@@ -133,6 +135,7 @@ STEP_UP_LIMIT = {
     "easy": round(0.5 * JUMP_APEX),      # 48 px
     "medium": round(0.66 * JUMP_APEX),   # 64 px
     "hard": round(0.83 * JUMP_APEX),     # 80 px
+    "expert": round(0.83 * JUMP_APEX),   # 80 px
 }
 # The widest gap. The jump has to start before the rim and the feet need
 # the far rim under them, so only part of the 357 px range is usable:
@@ -141,6 +144,7 @@ GAP_LIMIT = {
     "easy": round(0.3 * JUMP_RANGE),     # 107 px
     "medium": round(0.45 * JUMP_RANGE),  # 160 px
     "hard": round(0.56 * JUMP_RANGE),    # 200 px
+    "expert": round(0.56 * JUMP_RANGE),  # 200 px
 }
 
 # A step taller than a jump clears is allowed when an up spring stands on
@@ -292,7 +296,7 @@ class Profile:
 
 
 def normalise_difficulty(value: Any, where: str = "") -> str:
-    """The difficulty's name, given as a name or as its number 0, 1, 2."""
+    """The difficulty's name, given as a name or as its number (0 is easy)."""
     # bool is an int subclass; True is not a difficulty.
     if isinstance(value, bool):
         pass
@@ -303,7 +307,7 @@ def normalise_difficulty(value: Any, where: str = "") -> str:
     prefix = f"{where}: " if where else ""
     raise StageError(
         f"{prefix}unknown difficulty {value!r}; accepted: "
-        f"{', '.join(DIFFICULTIES)} (or 0, 1, 2)")
+        f"{', '.join(DIFFICULTIES)} (or 0 to {len(DIFFICULTIES) - 1})")
 
 
 # --- reading -----------------------------------------------------------------

@@ -1,0 +1,237 @@
+"""Expert stages: the whole vocabulary of the profile format at the sizes
+the built-in stages use, obstacles that chain, and every stage certified
+finishable by the planner.
+
+What expert adds to hard's pieces:
+- half-pipes 160-224 px deep, which only speed carried in gets out of;
+- cliffs of 200-256 px that only a red spring climbs, and walls of
+  96-170 px with a yellow one; a side spring that throws the player into
+  a wide pit or down a slope;
+- long climbs at nearly the steepest slope allowed, some ending at a pit;
+- low tunnels (48-64 px of clearance) and platforms over spikes and pits;
+- bridges with a pit right after them, a walker on a jump's landing,
+  flyers low over the path;
+- chains: two to four pits, steps and spikes with only a short stretch
+  between them, so the landing of one jump is the take-off of the next.
+
+A stage is drawn from its own random stream, `random.Random("expert:SEED:
+DRAW")`, never from the one easy, medium and hard draw from, so those stay
+the same tile for tile. A draw is kept only when the planner
+(`speednik.engine.planner`) finishes it within an episode's frames and
+without stalling; otherwise the next draw is tried. Which draw a seed
+keeps is a pure function of the seed, so `gen:expert:SEEDS` always names
+the same stages.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from speednik.stages.profile import (
+    GAP_LIMIT,
+    MAX_SLOPE,
+    SPRING_STEP_LIMIT,
+    STEP_UP_LIMIT,
+    Profile,
+    StageError,
+)
+
+EXPERT = "expert"
+# Draws tried per seed before giving up (measured: the first draw is
+# certified for most seeds; see benchmarks/bench_planner.py).
+MAX_DRAWS = 32
+# Ground under a half-pipe's bottom: the stage floor is MIN_FLOOR_DEPTH
+# below it at the least.
+DEEPEST_FLOOR = 960
+# Flat ground between chained obstacles: a take-off, not a landing zone.
+CHAIN_GAP = (32, 96)
+
+PIECE_WEIGHTS_EXPERT: dict[str, float] = {
+    "hill": 1, "ramp": 1, "gap": 2, "step_up": 2, "step_down": 1, "walker": 1,
+    "flyer": 1, "spikes": 1, "bridge": 1, "tunnel": 1, "halfpipe": 1, "loop": 1,
+    "spring_wall": 1, "bonus": 1,
+    "deep_halfpipe": 3, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 3,
+    "low_tunnel": 2, "spike_platform": 2, "pit_platform": 2, "bridge_pit": 2,
+    "enemy_landing": 2, "low_flyers": 2, "chain": 24,
+}
+
+
+def expert_builder_class():
+    """The builder of expert stages: hard's pieces and expert's own."""
+    from speednik.stages.generator import LANDING, LEAD, LEVEL_BOTTOM, LEVEL_TOP, _Builder
+
+    class ExpertBuilder(_Builder):
+        def _deep_halfpipe(self) -> bool:
+            depth = self.span(160, 224)
+            if self.level + depth > DEEPEST_FLOOR:
+                return False
+            length = 2 * depth + self.span(64, 256)
+            self.flat(self.span(LEAD, 512))
+            self.rings(self.x + depth + 16, 4, spacing=24)
+            self.seg("halfpipe", length=length, depth=depth)
+            self.flat(self.span(192, 320))
+            return True
+
+        def _spring_step(self, strength: str, lo: int, hi: int) -> bool:
+            rise = self.span(lo, hi, 8)
+            if self.level - rise < LEVEL_TOP:
+                return False
+            self.flat(self.span(256, 384))
+            back = self.span(128, 192)
+            self.ent("spring", self.x - back, strength=strength)
+            self.rings(self.x - back, 3, above=120, spacing=32)
+            self.seg("step", rise=rise)
+            self.flat(self.span(160, LANDING))
+            return True
+
+        def _red_cliff(self) -> bool:
+            # Taller than a yellow spring lifts: only the red one climbs it.
+            return self._spring_step("red", SPRING_STEP_LIMIT["yellow"] + 16, 256)
+
+        def _yellow_wall(self) -> bool:
+            return self._spring_step("yellow", 96, int(0.9 * SPRING_STEP_LIMIT["yellow"]))
+
+        def _side_spring(self) -> bool:
+            self.flat(LEAD)
+            self.ent("spring", self.x + 32, direction="right")
+            self.flat(96)
+            if self.rng.random() < 0.5 and self.level + 96 <= LEVEL_BOTTOM:
+                rise = -self.span(96, 192)
+                if self.level - rise > LEVEL_BOTTOM:
+                    rise = -96
+                self.seg("ramp", length=self.span(256, 384, 32), rise=rise)
+                self.flat(self.span(64, 160))
+                return self.piece_gap(GAP_LIMIT[self.difficulty] - 32, level=True)
+            return self.piece_gap(GAP_LIMIT[self.difficulty] - 24, level=True)
+
+        def _steep_climb(self) -> bool:
+            rise = self.span(128, 240, 8)
+            if self.level - rise < LEVEL_TOP:
+                return False
+            # Nearly the steepest slope a profile allows.
+            steep = self.rng.uniform(0.8, 0.95) * MAX_SLOPE
+            length = int(math.ceil(rise / steep / 32.0)) * 32
+            self.flat(self.span(LEAD, 448))
+            self.seg("ramp", length=length, rise=rise)
+            if self.rng.random() < 0.5:
+                # Straight into a pit at the top.
+                self.flat(self.span(16, 64))
+                return self.piece_gap(96, level=True)
+            self.flat(self.span(128, 256))
+            return True
+
+        def _low_tunnel(self) -> bool:
+            clearance = self.span(48, 64)
+            length = self.span(256, 640, 32)
+            self.flat(LEAD)
+            self.rings(self.x + 48, max(1, (length - 96) // 32), spacing=32)
+            self.seg("tunnel", length=length, clearance=clearance)
+            self.flat(self.span(128, 256))
+            return True
+
+        def _spike_platform(self) -> bool:
+            width = self.span(64, 128)
+            above = self.span(48, 80)
+            pw = width + 32
+            self.flat(LEAD)
+            x0 = self.x + 32
+            self.ent("spikes", x0 + width // 2, width=width)
+            self.ent("platform", x0 + width // 2, above=above + 16, width=pw)
+            self.flat(64 + width + self.span(96, 192))
+            return True
+
+        def _pit_platform(self) -> bool:
+            # A pit too wide to jump, with a platform half-way: two jumps.
+            length = self.span(GAP_LIMIT[self.difficulty] - 40, GAP_LIMIT[self.difficulty], 8)
+            self.flat(LEAD)
+            self.ent("platform", self.x + length // 2, above=self.span(16, 48),
+                     width=self.span(48, 80))
+            self.seg("gap", length=length)
+            self.flat(self.span(96, 192))
+            return True
+
+        def _bridge_pit(self) -> bool:
+            self.flat(LEAD)
+            self.seg("bridge", length=self.span(256, 512, 32))
+            self.piece_gap(128)
+            return True
+
+        def _enemy_landing(self) -> bool:
+            length = self.span(96, GAP_LIMIT[self.difficulty], 8)
+            self.flat(LEAD)
+            self.seg("gap", length=length)
+            self.ent("walker", self.x + self.span(32, 96), span=self.span(48, 96),
+                     period=self.rng.choice((120, 180, 240)))
+            self.flat(self.span(256, LANDING))
+            return True
+
+        def _low_flyers(self) -> bool:
+            self.flat(LEAD)
+            n = self.rng.randint(2, 3)
+            for i in range(n):
+                self.ent("flyer", self.x + 48 + 160 * i, above=self.rng.choice((24, 32, 40)),
+                         span=self.span(32, 72, 8), period=self.rng.choice((60, 90, 120)))
+            self.flat(160 * n + 64)
+            return True
+
+        def _chain(self) -> bool:
+            for _ in range(self.rng.randint(3, 5)):
+                kind = self.rng.choice(("gap", "gap", "step", "spikes"))
+                if kind == "gap":
+                    # Some land higher than they take off.
+                    rise = self.rng.choice((0, 0, 32, 48))
+                    if self.level - rise < LEVEL_TOP:
+                        rise = 0
+                    self.seg("gap", length=self.span(64, GAP_LIMIT[self.difficulty] - 16 - rise, 8),
+                             rise=rise)
+                elif kind == "step":
+                    rise = self.span(32, STEP_UP_LIMIT[self.difficulty], 8)
+                    if self.level - rise < LEVEL_TOP:
+                        rise = -rise
+                    self.seg("step", rise=rise)
+                else:
+                    width = self.rng.choice((32, 48, 64))
+                    self.flat(32)
+                    self.ent("spikes", self.x + width // 2, width=width)
+                    self.flat(width)
+                self.flat(self.span(*CHAIN_GAP))
+            self.flat(self.span(128, 256))
+            return True
+
+    return ExpertBuilder
+
+
+def draw_expert_data(seed: int, draw: int) -> dict[str, Any]:
+    """The profile data (as `tomllib` would return it) of one draw."""
+    from speednik.stages.generator import draw_data
+
+    rng = random.Random(f"{EXPERT}:{seed}:{draw}")
+    return draw_data(rng, expert_builder_class()(rng, EXPERT), seed, EXPERT,
+                     PIECE_WEIGHTS_EXPERT,
+                     description=f"Generated from seed {seed} at difficulty expert "
+                                 f"(draw {draw}), certified by the planner.")
+
+
+def certified_expert(seed: int):
+    """(profile, built stage) of the first draw for `seed` that the planner
+    finishes; `StageError` if none of MAX_DRAWS is."""
+    from speednik.engine.planner import plan_stage
+    from speednik.stages.builder import build_stage
+    from speednik.stages.profile import profile_from_dict
+
+    for draw in range(MAX_DRAWS):
+        try:
+            profile = profile_from_dict(
+                draw_expert_data(seed, draw),
+                source=f"generated(seed={seed}, difficulty={EXPERT})")
+            stage = build_stage(profile)
+        except StageError:
+            continue    # pieces that collide once placed: draw again
+        if plan_stage(stage).found:
+            return profile, stage
+    raise StageError(f"no certified expert stage for seed {seed} in {MAX_DRAWS} draws")
+
+
+def expert_profile(seed: int) -> Profile:
+    return certified_expert(seed)[0]

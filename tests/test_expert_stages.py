@@ -1,0 +1,147 @@
+"""Expert stages and the planner that certifies them: the planner finishes
+the built-in stages and the expert stages the generator emits (played
+again on the readable simulation), expert stages are drawn apart from the
+other difficulties, one rule does not finish them, and `gen:expert:SEEDS`
+is accepted wherever a stage set is."""
+from __future__ import annotations
+
+import random
+
+import gymnasium
+import pytest
+
+import speednik.env  # noqa: F401  (registers the ids)
+from commands import command
+from runners import EpisodeRunner
+from runners.agents import PlannerAgent, make_baseline
+from speednik.engine.planner import plan_stage
+from speednik.engine.lowering import start_arrays, state_arrays
+from speednik.simulation import create_sim
+from speednik.stages import (
+    DIFFICULTIES,
+    generate_profile,
+    generate_stage,
+    list_stages,
+    load_stage,
+)
+from speednik.stages.builder import build_stage
+from speednik.stages.expert import certified_expert, draw_expert_data
+from speednik.stages.generator import PIECE_WEIGHTS
+from speednik.stages.profile import StageError, profile_from_dict
+
+EXPERT_SAMPLE = range(24)
+
+
+def test_expert_comes_after_hard():
+    assert DIFFICULTIES[-2:] == ("hard", "expert")
+    assert set(PIECE_WEIGHTS) == {"easy", "medium", "hard"}
+
+
+@pytest.mark.parametrize("name", list_stages())
+def test_the_planner_finishes_each_built_in_stage(name):
+    result = EpisodeRunner(name).run_episode(PlannerAgent())
+    assert result.done_reason == "goal", (name, result.metrics["progress"])
+
+
+def test_the_planner_finishes_every_emitted_expert_stage_on_the_readable_sim():
+    # The plan is searched on the compiled engine and played here on the
+    # readable simulation: certification holds for the game itself.
+    for seed in EXPERT_SAMPLE:
+        result = EpisodeRunner(generate_stage(seed, "expert")).run_episode(PlannerAgent())
+        assert result.done_reason == "goal", (seed, result.done_reason,
+                                              result.metrics["progress"])
+
+
+def test_an_emitted_stage_is_the_first_certified_draw_of_its_seed():
+    for seed in range(8):
+        profile, stage = certified_expert(seed)
+        assert generate_profile(seed, "expert") == profile
+        draw = int(profile.stage.description.split("(draw ")[1].split(")")[0])
+        for earlier in range(draw):
+            earlier_stage = build_stage(profile_from_dict(draw_expert_data(seed, earlier)))
+            assert not plan_stage(earlier_stage).found
+        assert plan_stage(stage).found
+
+
+def test_a_draw_the_planner_does_not_finish_is_never_emitted(monkeypatch):
+    import speednik.engine.planner as planner
+
+    real = planner.plan_stage
+    refused = []
+
+    def refuse_first_draw(stage, **kw):
+        if "(draw 0)" in stage.meta["profile"].stage.description:
+            refused.append(stage)
+            return planner.Plan(False, (), 0.0)
+        return real(stage, **kw)
+
+    monkeypatch.setattr(planner, "plan_stage", refuse_first_draw)
+    profile, _ = certified_expert(9)
+    assert refused and "(draw 1)" in profile.stage.description
+    monkeypatch.setattr(planner, "plan_stage", lambda stage, **kw: planner.Plan(False, (), 0.0))
+    with pytest.raises(StageError, match="no certified expert stage for seed 9"):
+        certified_expert(9)
+
+
+@pytest.mark.parametrize("name", ["hillside", "gen:expert:1"])
+def test_the_planner_starts_where_create_sim_does(name):
+    stage = load_stage(name)
+    f, s, gone = start_arrays(stage)
+    want_f, want_s = state_arrays(create_sim(stage))
+    assert f.tolist() == want_f.tolist() and s.tolist() == want_s.tolist()
+    assert len(gone) == len(stage.rings) + len(stage.enemies) + len(stage.checkpoints)
+    assert not gone.any()
+
+
+def test_the_planner_gives_up_when_the_goal_is_out_of_reach():
+    plan = plan_stage(load_stage("hillside"), max_frames=120)
+    assert not plan.found and plan.actions == () and plan.furthest > 100
+
+
+def test_expert_draws_never_touch_the_other_difficulties_stream():
+    before = random.getstate()
+    generate_profile(3, "expert")
+    assert random.getstate() == before
+    assert generate_profile(3, "hard") == generate_profile(3, "hard")
+
+
+def test_expert_stages_use_the_whole_vocabulary():
+    kinds, springs, depths, clearances = set(), set(), [], []
+    for seed in EXPERT_SAMPLE:
+        profile = generate_profile(seed, "expert")
+        kinds |= {s.kind for s in profile.segments} | {e.kind for e in profile.entities}
+        springs |= {(e.direction, e.strength) for e in profile.entities if e.kind == "spring"}
+        depths += [s.depth for s in profile.segments if s.kind == "halfpipe"]
+        clearances += [s.clearance for s in profile.segments if s.kind == "tunnel"]
+    assert {"halfpipe", "loop", "bridge", "tunnel", "gap", "ramp", "step",
+            "platform", "spikes", "enemy"} <= kinds
+    assert {("up", "red"), ("up", "yellow"), ("right", "yellow")} <= springs
+    assert max(depths) >= 160 and min(clearances) <= 64
+
+
+def test_one_rule_does_not_finish_expert_stages():
+    stages = [generate_stage(seed, "expert") for seed in range(16)]
+    for agent, most in (("hold-right", 0), ("jump-runner", 8), ("spindash", 8)):
+        finished = sum(EpisodeRunner(s).run_episode(make_baseline(agent)).done_reason == "goal"
+                       for s in stages)
+        assert finished <= most, (agent, finished)
+
+
+def test_gen_expert_is_accepted_by_the_commands_and_the_env(tmp_path):
+    out = command("runners.baselines", "--stage", "gen:expert:0-1", "--agent", "planner")
+    assert out.returncode == 0 and "completed 2 of 2 stages (100.0%)" in out.stdout
+    out = command("runners.replay", "--agent", "planner", "--stage", "gen:expert:2")
+    assert out.returncode == 0 and "goal" in out.stdout
+    path = tmp_path / "x.toml"
+    out = command("speednik.stages", "generate", "--difficulty", "expert", "--seed", "4",
+                  "--out", path)
+    assert out.returncode == 0 and 'difficulty = "expert"' in path.read_text()
+    out = command("evolution.run", "--stage", "gen:expert:0-1", "--generations", "1",
+                  "--population", "4", "--max-steps", "200", "--workers", "1", "--quiet",
+                  "--no-plots", "--out", tmp_path / "run")
+    assert out.returncode == 0, out.stderr
+    env = gymnasium.make("speednik/Generated-v0", difficulty="expert", start_level=5,
+                         num_levels=1)
+    info = env.reset(seed=0)[1]
+    assert info["level_seed"] == 5
+    assert env.unwrapped.stage is generate_stage(5, "expert")
