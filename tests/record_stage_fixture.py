@@ -1,6 +1,6 @@
 """Record tests/fixtures/stage_digests.json: the fingerprints of the
 built-in stages and of generated stages (seeds 0-299 at every difficulty,
-0-11 for expert) that tests/test_stage_fixture.py holds the builder to.
+0-11 for expert) that tests/test_speednik/stages/test_stage_fixture.py holds the builder to.
 
 Run it only after a deliberate change to what a stage is (the generator,
 the profile format, the builder's drawing, the tile tables or the lowered

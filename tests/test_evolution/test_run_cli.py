@@ -22,8 +22,9 @@ import pytest
 from commands import copy_run, evolution_run, one_line, replay
 from evolution.loop.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from evolution.loop.outputs import read_logbook
+from paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 PROFILES = ROOT / "speednik" / "stages" / "profiles"
 FAST = ["--population", "6", "--max-steps", "300", "--workers", "1", "--quiet",
         "--no-plots"]

@@ -11,8 +11,9 @@ import pytest
 from commands import command
 from speednik.stages import generate_profile, generate_stage, list_stages, load_stage
 from speednik.stages.__main__ import main
+from paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 ENTITY_FIELDS = ("rings", "springs", "spikes", "checkpoints", "enemies", "layer_switches",
                  "goal", "start_x", "start_y", "width", "height")
 

@@ -20,8 +20,9 @@ from evolution.loop.outputs import read_logbook
 from runners import EpisodeRunner
 from runners.linear import LinearPolicy, genome_size
 from runners.result import ending
+from paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 SMALL = dict(population=8, max_steps=400, stall_frames=120, stages=("hillside",),
              observation="terrain", checkpoint_every=1, seed=3)
 

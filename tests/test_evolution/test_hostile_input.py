@@ -19,8 +19,9 @@ from evolution.config import EvolutionConfig
 from evolution.cli.run_memory import STAGE_BYTES, memory_estimate, stages_held
 from speednik.stages import StageSetError, parse_stage_set
 from speednik.stages.profile import StageError, parse_profile
+from paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 PROFILES = ROOT / "speednik" / "stages" / "profiles"
 FAST = ["--population", "6", "--max-steps", "200", "--workers", "1", "--quiet"]
 HUGE = "9" * 5000        # more digits than Python converts to an int

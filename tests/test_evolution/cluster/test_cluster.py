@@ -38,8 +38,9 @@ from evolution.cluster.task import _worker_stage
 from evolution.loop.outputs import read_logbook
 from runners import RunnerConfig, run_episodes
 from runners.linear import genome_size
+from paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 DASK = Path(sys.executable).with_name("dask")
 # A run long enough for a generation to be caught in flight.
 SETTINGS = ["--population", "16", "--generations", "3", "--stage", "hillside",

@@ -21,8 +21,9 @@ from runners import EpisodeRunner
 from runners import replay
 from runners.linear import LinearPolicy, genome_size
 from speednik.observation import get_observation
+from paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = REPO_ROOT
 STAGES = ["hillside", "pipeworks"]
 MAX_STEPS = 600
 STALL = 150

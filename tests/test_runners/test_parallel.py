@@ -31,6 +31,7 @@ from runners import (
 )
 from speednik.actions import NUM_ACTIONS
 from speednik.observation import OBS_DIM
+from paths import TESTS_DIR
 
 SHORT = RunnerConfig(max_steps=240)
 MIXED = [("jump-runner", "hillside"), ("hold-right", "pipeworks"),
@@ -306,7 +307,7 @@ def test_ctrl_c_stops_the_workers(tmp_path):
     pids = tmp_path / "pids"
     script = textwrap.dedent(f"""
         import os, sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path.insert(0, {str(TESTS_DIR)!r})
         from runners import BaseAgent, RunnerConfig, register_agent_factory, run_episodes
 
         class Slow(BaseAgent):
@@ -387,7 +388,7 @@ def test_a_worker_killed_while_sending_a_large_result_does_not_hang(tmp_path, st
     fails the test by its timeout."""
     script = textwrap.dedent(f"""
         import sys, threading
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path[:0] = [{str(Path(__file__).resolve().parent)!r}, {str(TESTS_DIR)!r}]
         from runners import EpisodePool
         from test_parallel import HUGE_RESULT, huge_result_killed_once
         with EpisodePool(2, start_method={start_method!r}) as pool:
@@ -413,7 +414,7 @@ def _children(pid: int) -> list[int]:
 def test_workers_leave_quietly_when_their_parent_is_killed():
     script = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path.insert(0, {str(TESTS_DIR)!r})
         from runners import RunnerConfig, run_episodes
         print("ready", flush=True)
         run_episodes([("hold-right", "hillside")] * 200,

@@ -8,8 +8,9 @@ from evolution.choices import BEGIN, END, markdown
 from evolution.run import build_parser
 from evolution.strategies.registry import STRATEGIES
 from runners.policies import POLICY_FAMILIES
+from paths import REPO_ROOT
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = REPO_ROOT / "README.md"
 
 
 def test_readme_holds_the_choices_the_registries_print():

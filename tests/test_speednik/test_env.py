@@ -21,10 +21,11 @@ from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage, load_stage
 from speednik.tokens import FEATURE_IDS
 from stage_fixtures import flat_stage, pit_stage
+from paths import REPO_ROOT
 
 INFO_KEYS = {"frame", "x", "y", "max_x", "rings", "deaths", "goal_reached"}
 OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "lookahead", "tokens")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def strict_check(env):

@@ -45,8 +45,9 @@ from plots.stage_map import (
     visible_rows,
 )
 from runners import EpisodeRunner, make_baseline
+from paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = REPO_ROOT
 
 SETTINGS = dict(generations=12, population=20, stages=["hillside"], observation="terrain",
                 seed=1, workers=2, max_steps=900, stall_frames=240, checkpoint_every=10,

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from stage_digest import FIXTURE, PARTS, build_fresh, group_digest, groups, short, stage_digests
+from paths import TESTS_DIR
 
-RECORDED = json.loads((Path(__file__).parent / FIXTURE).read_text(encoding="utf-8"))
+RECORDED = json.loads((TESTS_DIR / FIXTURE).read_text(encoding="utf-8"))
 
 
 def _name(group: str, key) -> str:

@@ -22,8 +22,9 @@ import pytest
 import evolution.cluster.session as cluster
 from evolution.cluster import ClusterError, DaskSession, Stopped, evaluate_chunk
 from runners.linear import genome_size
+from paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 DASK = Path(sys.executable).with_name("dask")
 SETTINGS = {"observation": "basic", "reward": None, "max_steps": 120,
             "stall_frames": None, "action_repeat": 1, "record": False}
