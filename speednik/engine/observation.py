@@ -277,8 +277,8 @@ def _looks_right(f, s):
 
 
 @frame_jit
-def terrain_probes(st, f, s, gone, out):
-    layer = s[S_LAYER]
+def _probe_origin(f, s):
+    """`speednik.observation.probes.probe_origin`."""
     x = int(math.floor(f[F_X]))
     y = int(math.floor(f[F_Y]))
     if _looks_right(f, s):
@@ -286,7 +286,13 @@ def terrain_probes(st, f, s, gone, out):
     else:
         look, sign, ahead = -1.0, -1, LEFT
     hr = radii(s)[1]
-    feet = y + hr
+    return x, y, look, sign, ahead, hr, y + hr
+
+
+@frame_jit
+def terrain_probes(st, f, s, gone, out):
+    layer = s[S_LAYER]
+    x, y, look, sign, ahead, hr, feet = _probe_origin(f, s)
 
     wall_mid, _ = ray(st, ahead, x, y, layer, WALL_REACH)
     wall_low, _ = ray(st, ahead, x, y + hr // 2, layer, WALL_REACH)
@@ -457,14 +463,7 @@ def _wall_height(st, x, y, feet, sign, ahead, layer):
 @frame_jit
 def lookahead_probes(st, f, s, out):
     layer = s[S_LAYER]
-    x = int(math.floor(f[F_X]))
-    y = int(math.floor(f[F_Y]))
-    if _looks_right(f, s):
-        look, sign, ahead = 1.0, 1, RIGHT
-    else:
-        look, sign, ahead = -1.0, -1, LEFT
-    hr = radii(s)[1]
-    feet = y + hr
+    x, y, look, sign, ahead, hr, feet = _probe_origin(f, s)
     above, _ = ray(st, UP, x + sign * CEILING_AHEAD, y - hr, layer, CEILING_REACH)
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH

@@ -42,14 +42,13 @@ from speednik.observation.probes import (
     DROP_REACH,
     GROUND_PROBE_RISE,
     WALL_REACH,
-    looks_right,
+    probe_origin,
     ray,
 )
 from speednik.observation.stall import STALL_VALUES, stall_clock
 from speednik.observation.terrain import terrain_probes
 from speednik.observation.value import Value, names
-from speednik.player import radii
-from speednik.terrain import DOWN, LEFT, RIGHT, UP
+from speednik.terrain import DOWN, UP
 
 if TYPE_CHECKING:
     from speednik.simulation import SimState
@@ -118,14 +117,7 @@ def lookahead_probes(sim: SimState) -> list[float]:
     p = sim.player.physics
     tiles = sim.stage.tiles
     layer = p.layer
-    x = math.floor(p.x)
-    y = math.floor(p.y)
-    if looks_right(p):
-        look, sign, ahead = 1.0, 1, RIGHT
-    else:
-        look, sign, ahead = -1.0, -1, LEFT
-    hr = radii(p)[1]
-    feet = y + hr
+    x, y, look, sign, ahead, hr, feet = probe_origin(p)
     above, _ = ray(tiles, UP, x + sign * CEILING_AHEAD, y - hr, layer, CEILING_REACH)
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH

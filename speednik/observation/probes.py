@@ -13,7 +13,8 @@ from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
 from speednik.enemies import enemy_position
-from speednik.terrain import DOWN, NO_HIT, RIGHT, UP
+from speednik.player import radii
+from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 
 if TYPE_CHECKING:
     from speednik.simulation import SimState
@@ -108,6 +109,20 @@ def ray(tiles, direction: int, x: int, y: int, layer: int,
         else:
             t += 1
     return reach + 1, 0
+
+
+def probe_origin(p) -> tuple[int, int, float, int, int, int, int]:
+    """Where the probes start and which way they look: (x, y, look, sign,
+    ahead, half height, feet), with x, y the player's pixel, look +1.0 or
+    -1.0, sign +1 or -1 and `ahead` the ray direction RIGHT or LEFT."""
+    x = math.floor(p.x)
+    y = math.floor(p.y)
+    if looks_right(p):
+        look, sign, ahead = 1.0, 1, RIGHT
+    else:
+        look, sign, ahead = -1.0, -1, LEFT
+    hr = radii(p)[1]
+    return x, y, look, sign, ahead, hr, y + hr
 
 
 def object_features(near: float, dx: float, dy: float,

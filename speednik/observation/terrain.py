@@ -40,7 +40,6 @@ the wall and ceiling rays, as they are to the player.
 """
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,15 +54,15 @@ from speednik.observation.probes import (
     GROUND_AHEAD,
     GROUND_PROBE_RISE,
     WALL_REACH,
-    looks_right,
     nearest_enemy,
     nearest_spikes,
     object_features,
+    probe_origin,
     ray,
 )
 from speednik.observation.value import Value, names
-from speednik.player import FLOOR_MODE, MODE_OF_ANGLE, radii
-from speednik.terrain import DOWN, LEFT, RIGHT, UP
+from speednik.player import FLOOR_MODE, MODE_OF_ANGLE
+from speednik.terrain import DOWN, UP
 
 if TYPE_CHECKING:
     from speednik.simulation import SimState
@@ -89,14 +88,7 @@ def terrain_probes(sim: SimState) -> list[float]:
     stage = sim.stage
     tiles = stage.tiles
     layer = p.layer
-    x = math.floor(p.x)
-    y = math.floor(p.y)
-    if looks_right(p):
-        look, sign, ahead = 1.0, 1, RIGHT
-    else:
-        look, sign, ahead = -1.0, -1, LEFT
-    hr = radii(p)[1]
-    feet = y + hr
+    x, y, look, sign, ahead, hr, feet = probe_origin(p)
 
     wall_mid, _ = ray(tiles, ahead, x, y, layer, WALL_REACH)
     wall_low, _ = ray(tiles, ahead, x, y + hr // 2, layer, WALL_REACH)
