@@ -126,8 +126,11 @@ class EvolutionConfig:
         positive("hall_of_fame", self.hall_of_fame)
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise ConfigError(f"seed must be a whole number, got {self.seed!r}")
-        if self.stall_frames is not None:
-            positive("stall_frames", self.stall_frames)
+        if self.stall_frames is not None and (
+                not isinstance(self.stall_frames, int) or isinstance(self.stall_frames, bool)
+                or self.stall_frames < 1):
+            raise ConfigError(f"stall_frames must be a whole number >= 1, or none "
+                              f"(--stall-frames 0: never), got {self.stall_frames!r}")
         if self.engine not in ENGINES:
             raise ConfigError(f"unknown engine {self.engine!r}; accepted: "
                               f"{', '.join(ENGINES)}")

@@ -7,7 +7,7 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
-from evolution.config import EvolutionConfig
+from evolution.config import ConfigError, EvolutionConfig
 from evolution.strategies.registry import STRATEGIES, all_settings, list_strategies, readers
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
@@ -186,4 +186,14 @@ def given_settings(args: argparse.Namespace) -> dict:
 
 
 def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
-    return EvolutionConfig(**given_settings(args))
+    config = EvolutionConfig(**given_settings(args))
+    # A policy family's setting given with a family that has none such
+    # would do nothing: refused, as a strategy's setting given to another is.
+    own = {s.name for s in config.policy_spec().spec_family.settings}
+    for family in POLICY_FAMILIES.values():
+        for setting in family.settings:
+            if getattr(args, setting.name, None) is not None and setting.name not in own:
+                raise ConfigError(
+                    f"--{setting.name} ({setting.help}) is a setting of --policy "
+                    f"{family.name}, not of --policy {config.policy}; it would do nothing")
+    return config

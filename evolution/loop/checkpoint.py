@@ -150,6 +150,11 @@ def load_checkpoint(run_dir: str | Path) -> Checkpoint:
                 f"resumes from {CHECKPOINT_NAME}: start a new run")
         raise CheckpointError(
             f"{run_dir}: not a run directory of this tool (no {CHECKPOINT_NAME})")
+    if not zipfile.is_zipfile(path):
+        # numpy reads any other file as a pickle it refuses, and says so.
+        raise CheckpointError(
+            f"{path}: unreadable checkpoint (not a .npz archive); accepted: a "
+            f"{CHECKPOINT_NAME} written by this tool")
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in ARRAYS}
@@ -201,6 +206,10 @@ def _checked(arrays: dict[str, np.ndarray], meta: dict) -> Checkpoint:
         raise ValueError("population and its fitness do not match")
     if hof_fit.shape != (len(hof),):
         raise ValueError("hall of fame and its fitness do not match")
+    for name, values in (("population_fitness", pop_fit), ("hall_of_fame_fitness", hof_fit)):
+        bad = values[~np.isfinite(values)]
+        if bad.size:
+            raise ValueError(f"{name} holds {bad[0]}, not a finite fitness")
     internal = arrays["random_internal"]
     if internal.dtype != np.int64 or internal.shape != (625,):
         raise ValueError("the random state is not 625 integers")
@@ -212,6 +221,12 @@ def _checked(arrays: dict[str, np.ndarray], meta: dict) -> Checkpoint:
     summaries = meta["summaries"]
     if len(genomes) != len(summaries):
         raise ValueError("summaries and their genomes do not match")
+    for summary in summaries:
+        if not (isinstance(summary, list) and len(summary) == 2
+                and isinstance(summary[0], (int, float)) and math.isfinite(summary[0])):
+            raise ValueError(f"an episode summary's fitness is {summary[0]!r}"
+                             if isinstance(summary, list) and summary
+                             else "an episode summary is malformed")
     generation, elapsed = meta["generation"], meta["elapsed"]
     if not isinstance(generation, int) or generation < 0:
         raise ValueError(f"generation is {generation!r}")

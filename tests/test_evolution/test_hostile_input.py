@@ -90,6 +90,28 @@ def test_run_files_nested_too_deeply_are_one_line(runs, tmp_path, damage):
     assert "nested too deeply" in line
 
 
+@pytest.mark.parametrize("where", ["population_fitness", "hall_of_fame_fitness"])
+def test_a_checkpoint_whose_fitness_holds_nan_is_refused(runs, tmp_path, where):
+    run = copy_of(runs, "ga", tmp_path)
+    with np.load(run / CHECKPOINT_NAME) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays[where] = arrays[where].copy()
+    arrays[where][0] = np.nan
+    with open(run / CHECKPOINT_NAME, "wb") as f:
+        np.savez(f, **arrays)
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    line = one_line(run_cli("--resume", run, "--generations", "2"))
+    assert f"{where} holds nan, not a finite fitness" in line
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+
+
+def test_a_checkpoint_that_is_no_archive_says_so_not_pickle(runs, tmp_path):
+    run = copy_of(runs, "ga", tmp_path)
+    (run / CHECKPOINT_NAME).write_text("not a checkpoint at all\n")
+    line = one_line(run_cli("--resume", run, "--generations", "2"))
+    assert "not a .npz archive" in line and "pickle" not in line
+
+
 # -- checkpoints that are not what their settings make ----------------------------------
 
 @pytest.mark.parametrize("name, damage, expected", [

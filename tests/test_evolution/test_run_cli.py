@@ -365,3 +365,16 @@ def test_a_signal_during_a_compiled_batch_is_held_then_acted_on(monkeypatch, sig
     assert seen == ["the batch finished"]
     assert signals.terminated == (sig == signal.SIGTERM)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--policy", "linear", "--hidden", "4"],
+     "--hidden (hidden tanh units) is a setting of --policy mlp, not of --policy linear"),
+    (["--algorithm", "cmaes", "--hidden", "7"], "not of --policy linear; it would do nothing"),
+    (["--stall-frames", "-1"], "or none (--stall-frames 0: never), got -1"),
+])
+def test_settings_that_would_do_nothing_or_are_out_of_range_are_one_line(tmp_path, args, said):
+    line = one_line(evolution_run("--generations", "1", *FAST, *args, "--out", tmp_path / "x"))
+    assert said in line
+    assert not (tmp_path / "x").exists()
+
