@@ -140,8 +140,10 @@ def fmt(done_total: tuple[int, int]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    # The docstring's first paragraph: its first line alone stops mid-sentence.
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
+                   help="the seeds to run, one after the other (default: 0 1 2)")
     p.add_argument("--short", action="store_true", help="the short setting of make bench")
     p.add_argument("--keep", type=Path, help="keep the run directories here")
     p.add_argument("--variant", choices=VARIANTS, default="recipe",

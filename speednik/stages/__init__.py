@@ -52,6 +52,7 @@ from speednik.stages.profile import (
     read_profile,
 )
 from speednik.stages.sets import (
+    MAX_SEED,
     MAX_SET_SIZE,
     StageSetError,
     expand_stages,
@@ -214,6 +215,9 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
     """The profile of the random stage of `seed` at `difficulty`."""
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise StageError(f"seed must be an integer, got {seed!r}")
+    if not 0 <= seed < MAX_SEED:
+        # The same limit as a stage set's (gen:hard:SEED) and the env's levels.
+        raise StageError(f"seed must be a whole number from 0 to {MAX_SEED - 1}, got {seed}")
     level = normalise_difficulty(difficulty)
     if level == "expert":
         from speednik.stages.expert import expert_profile

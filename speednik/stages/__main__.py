@@ -21,6 +21,7 @@ from typing import Sequence
 from speednik.stages import (
     BUILTIN_STAGES,
     DIFFICULTIES,
+    MAX_SEED,
     StageError,
     generate_profile,
     load_profile,
@@ -75,8 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             info = load_profile(name).stage
             print(f"{name:<10s} {info.description}".rstrip())
         return EXIT_OK
-    if args.seed < 0:
-        parser.error(f"--seed must be a whole number >= 0, got {args.seed}")
+    if not 0 <= args.seed < MAX_SEED:
+        parser.error(f"--seed must be a whole number from 0 to {MAX_SEED - 1} (as in "
+                     f"gen:DIFFICULTY:SEED), got {args.seed}")
     if args.out.suffix != ".toml":
         parser.error(f"--out {args.out}: accepted: a path ending in .toml")
     if not args.out.parent.is_dir() and str(args.out.parent):

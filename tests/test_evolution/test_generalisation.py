@@ -173,3 +173,16 @@ def test_a_run_builds_each_of_its_stages_once(tmp_path, monkeypatch, checked_fir
         assert stages.kept_stage_count()[0] == 27
         kept.release()
     assert stages.kept_stage_count() == (0, 2)
+
+
+def test_the_benchmark_s_help_says_whole_sentences():
+    import subprocess
+    import sys
+
+    from paths import REPO_ROOT
+
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "benchmarks" / "generalization.py"),
+                           "--help"], capture_output=True, text=True, check=True)
+    # argparse wraps the text, also after a hyphen.
+    description = done.stdout.split("\n\n")[1].replace("-\n", "-")
+    assert " ".join(description.split()).endswith("hold-right and jump-runner baselines.")

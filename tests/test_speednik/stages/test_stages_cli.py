@@ -10,8 +10,8 @@ import pytest
 
 from commands import command
 from speednik.stages import generate_profile, generate_stage, list_stages, load_stage
-from speednik.stages.__main__ import main
 from paths import REPO_ROOT
+from speednik.stages.__main__ import main
 
 ROOT = REPO_ROOT
 ENTITY_FIELDS = ("rings", "springs", "spikes", "checkpoints", "enemies", "layer_switches",
@@ -85,3 +85,18 @@ def test_the_opening_varies(difficulty):
     assert {kind for kind, _ in openings} == {"gap", "step"}
     assert len({x for _, x in openings}) >= 10
     assert max(x for _, x in openings) - min(x for _, x in openings) >= 320
+
+
+def test_a_seed_beyond_what_a_stage_set_names_is_refused_alike(tmp_path):
+    from speednik.stages import StageError, StageSetError, generate_stage, parse_stage_set
+
+    big = 2**31
+    out = command("speednik.stages", "generate", "--difficulty", "hard", "--seed", str(big),
+                  "--out", "big.toml", cwd=tmp_path)
+    assert out.returncode == 2 and "from 0 to 2147483647" in out.stderr
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(StageError, match="from 0 to 2147483647, got 2147483648"):
+        generate_stage(big, "hard")
+    with pytest.raises(StageSetError, match="too large"):
+        parse_stage_set(f"gen:hard:{big}")
+    assert generate_stage(big - 1, "easy").width > 0
