@@ -43,6 +43,13 @@ class Archive:
     def elite(self, cell: tuple[int, int]) -> np.ndarray:
         """The genome of the elite in `cell`; ArchiveFileError when the
         cell is outside the grid or empty."""
+        return self.solution[self._index(cell)].copy()
+
+    def elite_fitness(self, cell: tuple[int, int]) -> float:
+        """The fitness (objective) the elite in `cell` was kept with."""
+        return float(self.objective[self._index(cell)])
+
+    def _index(self, cell: tuple[int, int]) -> int:
         i, j = cell
         if not (0 <= i < self.dims[0] and 0 <= j < self.dims[1]):
             raise ArchiveFileError(
@@ -56,7 +63,7 @@ class Archive:
             raise ArchiveFileError(f"{self.path}: cell {i},{j} holds no elite; "
                                    f"{len(self.cell)} of {self.dims[0] * self.dims[1]} "
                                    f"cells are filled{hint}")
-        return self.solution[hits[0]].copy()
+        return int(hits[0])
 
 
 def write_archive_file(path: str | Path, arrays: dict[str, np.ndarray]) -> None:

@@ -233,12 +233,18 @@ def parse_replay_args(parser: argparse.ArgumentParser,
 
 def elite_record(record: GenomeRecord, cell_text: str) -> GenomeRecord:
     """The run's genome record with the elite of archive cell "I,J" in
-    place of its best genome (no recorded fitness: the elite's was
-    measured on its own generation's stages)."""
+    place of its best genome, and the fitness the archive kept it with.
+    That fitness was measured on its own generation's stages: in a run
+    that scores every training stage each generation (the best genome's
+    fitness was measured on all of them) they are the record's stages, and
+    the replay compares with it; otherwise no fitness is recorded."""
     archive = load_archive(record.path.parent)
     cell = parse_cell(cell_text)
     genome = record.policy_spec.check(archive.elite(cell))
-    return dataclasses.replace(record, genome=genome, fitness=None, generation=None,
+    every_stage = (record.fitness_stages is None
+                   or len(record.fitness_stages) == len(expand_stages(record.stages)))
+    fitness = archive.elite_fitness(cell) if every_stage else None
+    return dataclasses.replace(record, genome=genome, fitness=fitness, generation=None,
                                fitness_stages=None, held_out=None)
 
 

@@ -68,8 +68,10 @@ def test_replay_plays_an_elite_of_a_cell(tmp_path, capsys):
     i, j = archive.cell[k]
     assert replay.main([str(tmp_path / "run"), "--cell", f"{i},{j}"]) == 0
     printed = capsys.readouterr().out
-    # All stages every generation: the replayed reward is the elite's fitness.
+    # All stages every generation: the replayed reward is the elite's
+    # fitness, and the archive's record of it is compared.
     assert f"fitness {archive.objective[k]:.9f}" in printed
+    assert f"recorded {archive.objective[k]:.9f}: matches" in printed
     empty = next((a, b) for a in range(8) for b in range(8)
                  if not ((archive.cell[:, 0] == a) & (archive.cell[:, 1] == b)).any())
     assert replay.main([str(tmp_path / "run"), "--cell", f"{empty[0]},{empty[1]}"]) == 2
