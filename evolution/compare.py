@@ -2,27 +2,40 @@
 each given the same budget of frames played.
 
     python -m evolution.compare --methods ga cmaes openai-es map-elites \\
-        --seeds 0 1 2 --frames 3000000 --out runs/compare -- \\
+        --seeds 0 1 2 3 4 --frames 3000000 --out runs/compare -- \\
         --stage gen:medium:0-31 --stages-per-generation 16 \\
         --test-stage gen:medium:1000-1099 --observation terrain
 
 Everything after `--` is the task: `evolution.run` options every run
-shares. Each method and seed is one `evolution.run` into OUT/METHOD-seedS,
-stopped by `--max-frames`; a run directory that exists is resumed, so an
-interrupted comparison continues where it stopped. The table gives, per
-method, the final training fitness and the held-out completion (when the
-task has `--test-stage`): the median and the interquartile mean over the
-seeds, each with a 95% bootstrap interval. OUT/compare.json keeps every
-number, and OUT/compare.png (drawn by `python -m plots methods OUT`) the
-best fitness against frames played, the median over seeds with the
-range between the lowest and highest as a band.
+shares; `--settings FILE` (one per method, as `evolution.tune` writes
+them) gives a method its tuned settings. Every method's task is checked
+before any run starts. Each method and seed is one `evolution.run` into
+OUT/METHOD-seedS, stopped by `--max-frames`; a run directory that exists
+is resumed, so an interrupted comparison continues where it stopped (one
+played to another budget is refused). Ctrl-C and SIGTERM are passed to the
+runs, which checkpoint, and the comparison exits 130 or 143 as they do.
+
+It prints a line when a run starts and ends, and the frames played of the
+total every few seconds. The table gives, per method, the final training
+fitness and the held-out completion (when the task has `--test-stage`):
+the median and the interquartile mean over the seeds, each with a 95%
+bootstrap interval, and the wall time its runs took; then the probability
+that a run of one method beats a run of another (on held-out completion,
+or training fitness without held-out stages), in the manner of rliable
+(`evolution.stats`). OUT/compare.json keeps every number, and
+OUT/compare.png (drawn by `python -m plots methods OUT`) the best fitness
+against frames played beside the performance profiles.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,45 +43,36 @@ from typing import Sequence
 
 import numpy as np
 
-from evolution.loop.outputs import BEST_NAME, RunFileError, read_logbook
+from evolution.cli.run_options import build_parser as run_parser
+from evolution.cli.run_options import config_from_args
+from evolution.cli.settings_file import SettingsFileError, read_settings, settings_flags
+from evolution.config import ConfigError
+from evolution.loop.outputs import (
+    BEST_NAME,
+    CONFIG_NAME,
+    LOGBOOK_NAME,
+    RunFileError,
+    read_config_data,
+    read_logbook,
+)
+from evolution.stats import improvement_table, summarise
 from evolution.strategies.registry import list_strategies
 from runners.atomic import atomic_write_json
 from runners.cli import OneLineParser
 
 COMPARE_NAME = "compare.json"
-BOOTSTRAP_SAMPLES = 2000
 # Long enough that only the frame budget stops a run.
 GENERATIONS = 1_000_000
 # Options the comparison sets for every run itself.
 OWN_OPTIONS = ("--algorithm", "--seed", "--max-frames", "--out", "--resume",
-               "--generations", "--quiet")
+               "--generations", "--quiet", "--settings")
+# How often the frames played are counted and printed (s).
+PROGRESS_EVERY = 10.0
+EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 1, 2, 130, 143
 
 
-def iqm(values: Sequence[float]) -> float:
-    """The interquartile mean: the mean of the middle half (with fewer than
-    four values, of all of them)."""
-    x = np.sort(np.asarray(values, dtype=np.float64))
-    cut = len(x) // 4
-    return float(np.mean(x[cut:len(x) - cut]))
-
-
-def bootstrap_interval(values: Sequence[float], statistic, seed: int = 0) -> tuple[float, float]:
-    """The 95% percentile bootstrap interval of `statistic` over `values`
-    (resampled with a generator of its own: the same numbers give the
-    same interval)."""
-    x = np.asarray(values, dtype=np.float64)
-    rng = np.random.default_rng(seed)
-    samples = [statistic(x[rng.integers(0, len(x), len(x))])
-               for _ in range(BOOTSTRAP_SAMPLES)]
-    low, high = np.percentile(samples, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def summarise(values: Sequence[float]) -> dict:
-    return {"values": [float(v) for v in values],
-            "median": float(np.median(values)),
-            "median_ci": bootstrap_interval(values, np.median),
-            "iqm": iqm(values), "iqm_ci": bootstrap_interval(values, iqm)}
+class CompareError(ValueError):
+    """Bad input to the comparison; the message says what is accepted."""
 
 
 def read_run(run_dir: Path) -> dict:
@@ -83,6 +87,7 @@ def read_run(run_dir: Path) -> dict:
         "fitness": float(best["fitness"]),
         "held_out": None if held is None else held["goals"] / held["count"],
         "generations": log[-1]["gen"],
+        "seconds": float(sum(r["seconds"] for r in log)),
     }
 
 
@@ -90,52 +95,179 @@ def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="python -m evolution.compare", error_name="evolution.compare",
         usage="%(prog)s --methods M [M ...] --seeds S [S ...] --frames N --out DIR "
-              "[--jobs J] -- [evolution.run options of the task]",
+              "[--jobs J] [--settings FILE ...] -- [evolution.run options of the task]",
         description="Run several search methods on one task, each seed of each with the "
                     "same budget of frames played, and print how they did.",
-        epilog="exit status: 0 done; 1 a run failed; 2 bad input.")
+        epilog="exit status: 0 done; 1 a run failed; 2 bad input; 130 Ctrl-C, 143 SIGTERM "
+               "(the runs are checkpointed: run the same command again to go on).")
     p.add_argument("--methods", nargs="+", required=True, choices=list_strategies(),
-                   metavar="METHOD", help=f"search methods: {', '.join(list_strategies())}")
-    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2], metavar="SEED",
-                   help="seeds of each method (default: 0 1 2)")
+                   metavar="METHOD", help=f"search methods, each once: "
+                                          f"{', '.join(list_strategies())}")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4], metavar="SEED",
+                   help="seeds of each method, each once (default: 0 1 2 3 4)")
     p.add_argument("--frames", type=int, required=True, metavar="N",
                    help="frames each run may play (its --max-frames)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
                    help="where the runs, compare.json and compare.png go")
     p.add_argument("--jobs", type=int, default=1, metavar="J",
                    help="runs side by side (give each fewer --workers in the task)")
+    p.add_argument("--settings", nargs="+", type=Path, default=[], metavar="FILE",
+                   help="tuned settings, one file per method (the best.json of "
+                        "python -m evolution.tune); a method without one runs with its "
+                        "defaults")
     p.add_argument("task", nargs="*", metavar="-- RUN_OPTION",
                    help="after --: the evolution.run options every run shares")
     return p
 
 
-def run_one(task: list[str], method: str, seed: int, frames: int, out: Path) -> tuple[int, str]:
-    run_dir = out / f"{method}-seed{seed}"
-    line = [*task, "--algorithm", method, "--seed", str(seed), "--max-frames", str(frames),
-            "--generations", str(GENERATIONS), "--quiet"]
-    if (run_dir / "checkpoint.npz").exists():
-        line += ["--resume", str(run_dir)]
-    else:
-        line += ["--out", str(run_dir)]
-    done = subprocess.run([sys.executable, "-m", "evolution.run", *line],
-                          capture_output=True, text=True)
-    return done.returncode, done.stderr.strip()
+def run_line(task: list[str], method: str, seed: int, frames: int, out: Path,
+             settings: dict) -> list[str]:
+    """The `evolution.run` options of one run (without --out or --resume)."""
+    return [*task, *settings_flags(settings), "--algorithm", method, "--seed", str(seed),
+            "--max-frames", str(frames), "--generations", str(GENERATIONS), "--quiet",
+            "--no-plots"]
+
+
+def check_task(task: list[str], methods: Sequence[str], seed: int, frames: int,
+               settings: dict[str, dict]) -> None:
+    """Each method's run of the task as evolution.run would check it,
+    before anything runs; CompareError naming the method otherwise."""
+    for method in methods:
+        line = run_line(task, method, seed, frames, Path("."), settings.get(method, {}))
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                args = run_parser().parse_args(line)
+            config_from_args(args)
+        except SystemExit:
+            message = err.getvalue().strip().splitlines()[-1] if err.getvalue() else ""
+            message = message.removeprefix("evolution.run: error: ")
+            raise CompareError(f"the task with --algorithm {method}: {message}") from None
+        except ConfigError as exc:
+            raise CompareError(f"the task with --algorithm {method}: {exc}") from None
+
+
+def check_budgets(out: Path, pairs: Sequence[tuple[str, int]], frames: int) -> None:
+    """A run directory that exists was played to the same budget, or it
+    cannot be part of this comparison."""
+    for method, seed in pairs:
+        run_dir = out / f"{method}-seed{seed}"
+        if not (run_dir / CONFIG_NAME).exists():
+            continue
+        try:
+            held = read_config_data(run_dir)["settings"].get("max_frames")
+        except RunFileError as exc:
+            raise CompareError(str(exc)) from None
+        if held != frames:
+            raise CompareError(
+                f"{run_dir} is a run played with --max-frames {held}, not --frames {frames}; "
+                f"compare at --frames {held} or choose another --out")
+
+
+def read_method_settings(paths: Sequence[Path], methods: Sequence[str]) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for path in paths:
+        try:
+            method, settings = read_settings(path)
+        except SettingsFileError as exc:
+            raise CompareError(str(exc)) from None
+        if method not in methods:
+            raise CompareError(f"{path} holds settings of {method}, which is not among "
+                               f"--methods {' '.join(methods)}")
+        if method in out:
+            raise CompareError(f"two --settings files for {method}; accepted: one per method")
+        out[method] = settings
+    return out
+
+
+class Runs:
+    """The comparison's runs as child processes: started in their own
+    process group (Ctrl-C at a terminal reaches the comparison only),
+    and given the signal the comparison gets."""
+
+    def __init__(self, task, frames, out, settings, say) -> None:
+        self.task, self.frames, self.out, self.settings = task, frames, out, settings
+        self.say = say
+        self.live: set[subprocess.Popen] = set()
+        self.lock = threading.Lock()
+        self.stopped: int | None = None     # the signal that stopped the comparison
+
+    def run(self, method: str, seed: int) -> tuple[int, str]:
+        run_dir = self.out / f"{method}-seed{seed}"
+        line = run_line(self.task, method, seed, self.frames, self.out,
+                        self.settings.get(method, {}))
+        resumed = (run_dir / "checkpoint.npz").exists()
+        line += ["--resume", str(run_dir)] if resumed else ["--out", str(run_dir)]
+        with self.lock:
+            if self.stopped is not None:
+                return -1, "not started: the comparison was stopped"
+            proc = subprocess.Popen([sys.executable, "-m", "evolution.run", *line],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    text=True, start_new_session=True)
+            self.live.add(proc)
+        self.say(f"{'resumed' if resumed else 'started'} {method} seed {seed}")
+        err = proc.communicate()[1]
+        with self.lock:
+            self.live.discard(proc)
+        if proc.returncode == 0:
+            self.say(f"finished {method} seed {seed}")
+        return proc.returncode, err.strip()
+
+    def forward(self, signum, frame) -> None:
+        with self.lock:
+            if self.stopped is None:
+                self.stopped = signum
+            for proc in self.live:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signum)
+
+
+def frames_played(out: Path, pairs: Sequence[tuple[str, int]]) -> int:
+    """Frames the runs have played so far, from their logbooks."""
+    total = 0
+    for method, seed in pairs:
+        path = out / f"{method}-seed{seed}" / LOGBOOK_NAME
+        try:
+            last = path.read_text().strip().splitlines()[-1].split(",")
+            header = path.read_text().splitlines()[0].split(",")
+            total += int(float(last[header.index("frames")]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
 
 
 def table(methods: dict[str, dict]) -> str:
     def cell(s: dict | None, percent: bool = False) -> str:
         if s is None:
-            return "-"
+            return "- | -"
         f = (lambda v: f"{100 * v:.1f}%") if percent else (lambda v: f"{v:.2f}")
         return (f"{f(s['median'])} [{f(s['median_ci'][0])}, {f(s['median_ci'][1])}] | "
                 f"{f(s['iqm'])} [{f(s['iqm_ci'][0])}, {f(s['iqm_ci'][1])}]")
 
     lines = ["| method | runs | training fitness: median [95% CI] | IQM [95% CI] "
-             "| held-out completion: median [95% CI] | IQM [95% CI] |",
-             "| --- | ---: | --- | --- | --- | --- |"]
+             "| held-out completion: median [95% CI] | IQM [95% CI] | wall time |",
+             "| --- | ---: | --- | --- | --- | --- | ---: |"]
     for name, m in methods.items():
         lines.append(f"| {name} | {m['runs']} | {cell(m['fitness'])} | "
-                     f"{cell(m['held_out'], percent=True)} |")
+                     f"{cell(m['held_out'], percent=True)} | {m['wall_seconds'] / 60:.1f} min |")
+    return "\n".join(lines)
+
+
+def improvement_lines(improvement: dict, on: str) -> str:
+    """P(a run of the row's method beats one of the column's), as a table."""
+    names = list(improvement)
+    lines = [f"probability that a run of the row's method beats one of the column's "
+             f"({on}; 95% CI):", "", "| method | " + " | ".join(names) + " |",
+             "| --- |" + " --- |" * len(names)]
+    for a in names:
+        cells = []
+        for b in names:
+            if a == b:
+                cells.append("-")
+            else:
+                p = improvement[a][b]
+                cells.append(f"{p['probability']:.2f} [{p['ci'][0]:.2f}, {p['ci'][1]:.2f}]")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -149,18 +281,60 @@ def main(argv: Sequence[str] | None = None) -> int:
                      f"leave them out of the task")
     if args.frames < 1 or args.jobs < 1:
         parser.error("--frames and --jobs must be whole numbers >= 1")
-    args.out.mkdir(parents=True, exist_ok=True)
+    for name, values in (("--methods", args.methods), ("--seeds", args.seeds)):
+        repeated = sorted({v for v in values if values.count(v) > 1}, key=values.index)
+        if repeated:
+            parser.error(f"{name} names {', '.join(map(str, repeated))} more than once; "
+                         f"accepted: each once")
     pairs = [(m, s) for m in args.methods for s in args.seeds]
+    try:
+        settings = read_method_settings(args.settings, args.methods)
+        check_task(task, args.methods, args.seeds[0], args.frames, settings)
+        check_budgets(args.out, pairs, args.frames)
+    except CompareError as exc:
+        parser.error(str(exc))
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    runs = Runs(task, args.frames, args.out, settings, say)
+    total = len(pairs) * args.frames
+    finished = threading.Event()
+
+    def progress() -> None:
+        while not finished.wait(PROGRESS_EVERY):
+            played = min(frames_played(args.out, pairs), total)
+            say(f"frames played {played:,} of {total:,} ({100 * played / total:.1f}%), "
+                f"{time.perf_counter() - t0:.0f} s")
+
+    say(f"{len(args.methods)} methods x {len(args.seeds)} seeds, {args.frames:,} frames "
+        f"each, {args.jobs} at a time: python -m evolution.run {' '.join(task)}")
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(args.jobs) as pool:
-        outcomes = list(pool.map(
-            lambda ms: run_one(task, ms[0], ms[1], args.frames, args.out), pairs))
+    previous = {s: signal.signal(s, runs.forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    watcher = threading.Thread(target=progress, daemon=True)
+    watcher.start()
+    try:
+        with ThreadPoolExecutor(args.jobs) as pool:
+            outcomes = list(pool.map(lambda ms: runs.run(*ms), pairs))
+    finally:
+        finished.set()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if runs.stopped is not None:
+        print(f"evolution.compare: stopped by {signal.Signals(runs.stopped).name}; the runs "
+              f"are checkpointed: run the same command again to go on", file=sys.stderr)
+        return EXIT_TERMINATED if runs.stopped == signal.SIGTERM else EXIT_INTERRUPTED
     failed = [(ms, err) for ms, (code, err) in zip(pairs, outcomes) if code != 0]
     for (method, seed), err in failed:
         print(f"evolution.compare: {method} seed {seed} failed: "
               f"{err.splitlines()[-1] if err else 'no message'}", file=sys.stderr)
     if failed:
-        return 1
+        return EXIT_FAILED
+    return report(args, task, pairs, time.perf_counter() - t0)
+
+
+def report(args, task: list[str], pairs, wall: float) -> int:
     methods: dict[str, dict] = {}
     runs: dict[str, dict] = {}
     for method in args.methods:
@@ -171,21 +345,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             except (RunFileError, OSError, ValueError, KeyError) as e:
                 print(f"evolution.compare: error: {method} seed {seed}: {e}",
                       file=sys.stderr)
-                return 1
+                return EXIT_FAILED
             runs[f"{method}-seed{seed}"] = got[-1]
         held = [g["held_out"] for g in got]
         methods[method] = {
             "runs": len(got),
             "fitness": summarise([g["fitness"] for g in got]),
             "held_out": None if None in held else summarise(held),
+            "wall_seconds": sum(g["seconds"] for g in got),
         }
+    on_held_out = all(m["held_out"] is not None for m in methods.values())
+    key, on = ("held_out", "held-out completion") if on_held_out else ("fitness",
+                                                                       "training fitness")
+    improvement = improvement_table({m: methods[m][key]["values"] for m in methods})
     atomic_write_json(args.out / COMPARE_NAME, {
         "methods": methods, "runs": runs, "seeds": args.seeds, "frames": args.frames,
-        "task": task, "wall_seconds": time.perf_counter() - t0})
-    print(f"{len(args.methods)} methods x {len(args.seeds)} seeds, {args.frames:,} frames "
-          f"each: python -m evolution.run {' '.join(task)}")
+        "task": task, "improvement": {"on": key, "pairs": improvement},
+        "wall_seconds": wall})
     print(table(methods))
-    print(f"wall time {time.perf_counter() - t0:.0f} s; numbers in {args.out / COMPARE_NAME}")
+    if len(methods) > 1:
+        print()
+        print(improvement_lines(improvement, on))
+    print(f"wall time {wall:.0f} s; numbers in {args.out / COMPARE_NAME}")
     # plots sits above evolution: the picture is its command's.
     drawn = subprocess.run([sys.executable, "-m", "plots", "methods", str(args.out)],
                            capture_output=True, text=True)

@@ -1,6 +1,9 @@
 """Search methods compared on frames played (`python -m evolution.compare`):
 the best fitness so far against frames, per method the median over its
-seeds as a line and the range from the lowest to the highest as a band."""
+seeds as a line and the range from the lowest to the highest as a band;
+beside it the performance profiles (rliable's): for each score, the
+fraction of a method's runs that scored above it, on held-out completion
+(or final training fitness without held-out stages)."""
 from __future__ import annotations
 
 import json
@@ -10,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
+from evolution.stats import performance_profile
 from plots import PlotError, new_figure, save_figure
 
 COMPARE_NAME = "compare.json"
@@ -40,7 +44,7 @@ def step_values(frames: list[int], best: list[float], grid: np.ndarray) -> np.nd
 
 def draw_methods(fig: Figure, out_dir: str | os.PathLike) -> Figure:
     data = read_comparison(out_dir)
-    ax = fig.add_subplot(1, 1, 1)
+    ax = fig.add_subplot(1, 2, 1)
     grid = np.linspace(0, float(data["frames"]), POINTS)
     for method in data["methods"]:
         runs = [r for name, r in data["runs"].items() if name.startswith(f"{method}-seed")]
@@ -58,9 +62,31 @@ def draw_methods(fig: Figure, out_dir: str | os.PathLike) -> Figure:
     ax.set_title("median over seeds, band from the lowest to the highest")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
+    draw_profiles(fig.add_subplot(1, 2, 2), data)
     return fig
 
 
+def draw_profiles(ax, data: dict) -> None:
+    """The fraction of each method's runs above each score."""
+    methods = data["methods"]
+    held = all(m.get("held_out") is not None for m in methods.values())
+    key = "held_out" if held else "fitness"
+    scores = {name: m[key]["values"] for name, m in methods.items()}
+    everything = [v for values in scores.values() for v in values]
+    low, high = (0.0, 1.0) if held else (min(everything), max(everything))
+    pad = 0.02 * (high - low or 1.0)
+    grid = np.linspace(low - pad, high + pad, POINTS)
+    for name, values in scores.items():
+        ax.step(grid, performance_profile(values, grid), where="post",
+                label=f"{name} ({len(values)} runs)")
+    ax.set_xlabel("held-out completion" if held else "final training fitness")
+    ax.set_ylabel("fraction of runs above")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("performance profiles")
+    ax.legend(loc="upper right")
+    ax.grid(alpha=0.3)
+
+
 def plot_methods(out_dir: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
-    fig = draw_methods(new_figure(9, 5.5), out_dir)
+    fig = draw_methods(new_figure(15, 5.5), out_dir)
     return save_figure(fig, out or Path(out_dir) / METHODS_PICTURE)

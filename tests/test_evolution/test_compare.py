@@ -1,53 +1,164 @@
 """`python -m evolution.compare`: methods on one task under an equal frame
-budget, summarised by median and interquartile mean with bootstrap
-intervals, and drawn against frames played."""
+budget, every method's task checked before anything runs, each run and
+seed once, Ctrl-C and SIGTERM passed on to the runs, summarised by median
+and interquartile mean with bootstrap intervals and the probability that
+one method beats another, and drawn against frames played."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
-import numpy as np
 import pytest
 
 from evolution import compare
+from evolution.cli.settings_file import write_settings
+
+TASK = ["--stage", "hillside", "--test-stage", "gen:easy:100-101", "--population", "6",
+        "--max-steps", "400", "--workers", "1"]
 
 
-def test_iqm_is_the_mean_of_the_middle_half():
-    assert compare.iqm([1, 2, 3, 4, 100, -50, 5, 6]) == 3.5
-    assert compare.iqm([1.0, 2.0, 6.0]) == 3.0    # too few to trim
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cmp") / "cmp"
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = compare.main(["--methods", "ga", "openai-es", "--seeds", "0", "1", "--frames",
+                             "8000", "--out", str(out), "--jobs", "2", "--", *TASK])
+    assert code == 0
+    return out, buf.getvalue()
 
 
-def test_bootstrap_intervals_hold_the_statistic_and_repeat():
-    values = [0.2, 0.5, 0.9, 0.4, 0.6]
-    low, high = compare.bootstrap_interval(values, np.median)
-    assert low <= np.median(values) <= high and low >= 0.2 and high <= 0.9
-    assert compare.bootstrap_interval(values, np.median) == (low, high)
-    assert compare.bootstrap_interval([0.5] * 4, compare.iqm) == (0.5, 0.5)
-
-
-def test_a_comparison_runs_each_method_and_seed_to_the_budget(tmp_path, capsys):
-    out = tmp_path / "cmp"
-    task = ["--stage", "hillside", "--test-stage", "gen:easy:100-101", "--population", "6",
-            "--max-steps", "400", "--workers", "1"]
-    assert compare.main(["--methods", "ga", "openai-es", "--seeds", "0", "1", "--frames",
-                         "8000", "--out", str(out), "--jobs", "2", "--", *task]) == 0
-    printed = capsys.readouterr().out
+def test_a_comparison_runs_each_method_and_seed_to_the_budget(compared):
+    out, printed = compared
     assert "| ga | 2 |" in printed and "| openai-es | 2 |" in printed
     data = json.loads((out / "compare.json").read_text())
     for name, run in data["runs"].items():
         assert run["frames"][-1] >= 8000 > run["frames"][-2], name
-        assert run["held_out"] is not None
+        assert run["held_out"] is not None and run["seconds"] > 0
     assert data["methods"]["ga"]["fitness"]["values"] == [
         data["runs"]["ga-seed0"]["fitness"], data["runs"]["ga-seed1"]["fitness"]]
+    assert data["methods"]["ga"]["wall_seconds"] == pytest.approx(
+        data["runs"]["ga-seed0"]["seconds"] + data["runs"]["ga-seed1"]["seconds"])
     assert (out / "compare.png").read_bytes()[:4] == b"\x89PNG"
-    # Run again, a finished run is resumed, not redone: the same numbers.
-    assert compare.run_one(task, "ga", 1, 8000, out)[0] == 0
-    assert compare.read_run(out / "ga-seed1") == data["runs"]["ga-seed1"]
+
+
+def test_it_says_when_each_run_starts_and_ends(compared):
+    _, printed = compared
+    for method in ("ga", "openai-es"):
+        for seed in (0, 1):
+            assert f"started {method} seed {seed}" in printed
+            assert f"finished {method} seed {seed}" in printed
+
+
+def test_the_probability_of_improvement_is_printed_and_kept(compared):
+    out, printed = compared
+    data = json.loads((out / "compare.json").read_text())
+    pairs = data["improvement"]["pairs"]
+    assert data["improvement"]["on"] == "held_out"
+    p = pairs["ga"]["openai-es"]["probability"]
+    assert p + pairs["openai-es"]["ga"]["probability"] == pytest.approx(1.0)
+    assert "probability that a run of the row's method beats" in printed
+    assert f"{p:.2f} [" in printed
+
+
+def test_every_row_has_as_many_cells_as_the_header():
+    stats = {"values": [1.0], "median": 1.0, "median_ci": (1.0, 1.0), "iqm": 1.0,
+             "iqm_ci": (1.0, 1.0)}
+    lines = compare.table({"ga": {"runs": 1, "fitness": stats, "held_out": None,
+                                  "wall_seconds": 60.0},
+                           "cmaes": {"runs": 1, "fitness": stats, "held_out": stats,
+                                     "wall_seconds": 90.0}}).splitlines()
+    assert len({line.count("|") for line in lines}) == 1
+    assert "1.0 min" in lines[2] and "1.5 min" in lines[3]
+
+
+def test_a_finished_comparison_resumes_its_runs_to_the_same_numbers(compared, capsys):
+    out, _ = compared
+    before = json.loads((out / "compare.json").read_text())["runs"]
+    assert compare.main(["--methods", "ga", "--seeds", "1", "--frames", "8000", "--out",
+                         str(out), "--", *TASK]) == 0
+    assert "resumed ga seed 1" in capsys.readouterr().out
+    assert compare.read_run(out / "ga-seed1") == before["ga-seed1"]
+
+
+def _refusal(capsys, argv) -> str:
+    with pytest.raises(SystemExit) as stop:
+        compare.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
 
 
 def test_options_the_comparison_sets_are_refused_in_the_task(tmp_path, capsys):
-    with pytest.raises(SystemExit) as stop:
-        compare.main(["--methods", "ga", "--frames", "10", "--out", str(tmp_path), "--",
-                      "--seed", "3"])
-    assert stop.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--seed" in err[0]
+    line = _refusal(capsys, ["--methods", "ga", "--frames", "10", "--out", str(tmp_path),
+                             "--", "--seed", "3"])
+    assert "--seed" in line
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--methods", "ga", "ga", "--seeds", "0"], "--methods names ga more than once"),
+    (["--methods", "ga", "--seeds", "0", "0"], "--seeds names 0 more than once"),
+])
+def test_repeated_methods_or_seeds_are_refused(tmp_path, capsys, args, said):
+    line = _refusal(capsys, [*args, "--frames", "10", "--out", str(tmp_path / "o"), "--",
+                             *TASK])
+    assert said in line and not (tmp_path / "o").exists()
+
+
+def test_every_method_s_task_is_checked_before_any_run(tmp_path, capsys):
+    line = _refusal(capsys, ["--methods", "ga", "neat", "--seeds", "0", "--frames", "10",
+                             "--out", str(tmp_path / "o"), "--", *TASK, "--policy", "mlp"])
+    assert line.startswith("evolution.compare: error: the task with --algorithm neat:")
+    assert not (tmp_path / "o").exists()
+    line = _refusal(capsys, ["--methods", "ga", "--seeds", "0", "--frames", "10",
+                             "--out", str(tmp_path / "o"), "--", "--stage", "nowhere"])
+    assert "the task with --algorithm ga" in line and "nowhere" in line
+
+
+def test_a_run_played_to_another_budget_is_refused(compared, capsys):
+    out, _ = compared
+    line = _refusal(capsys, ["--methods", "ga", "--seeds", "0", "--frames", "5000",
+                             "--out", str(out), "--", *TASK])
+    assert "played with --max-frames 8000, not --frames 5000" in line
+
+
+def test_tuned_settings_reach_their_method_s_runs(tmp_path, capsys):
+    settings = tmp_path / "best.json"
+    write_settings(settings, "openai-es", {"es_lr": 0.02})
+    out = tmp_path / "o"
+    assert compare.main(["--methods", "openai-es", "--seeds", "0", "--frames", "2000",
+                         "--out", str(out), "--settings", str(settings), "--", *TASK]) == 0
+    config = json.loads((out / "openai-es-seed0" / "config.json").read_text())
+    assert config["settings"]["options"]["es_lr"] == 0.02
+    line = _refusal(capsys, ["--methods", "ga", "--seeds", "0", "--frames", "2000",
+                             "--out", str(tmp_path / "p"), "--settings", str(settings),
+                             "--", *TASK])
+    assert "holds settings of openai-es, which is not among --methods ga" in line
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_stops_the_runs_which_the_next_comparison_resumes(tmp_path, signum, status):
+    out = tmp_path / "o"
+    line = [sys.executable, "-m", "evolution.compare", "--methods", "ga", "--seeds", "0",
+            "--frames", "2000000", "--out", str(out), "--", *TASK]
+    proc = subprocess.Popen(line, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (out / "ga-seed0" / "checkpoint.npz").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    os.kill(proc.pid, signum)
+    err = proc.communicate(timeout=120)[1]
+    assert proc.returncode == status, err
+    assert "Traceback" not in err and "run the same command again" in err
+    # No run is left writing into OUT: the same comparison resumes it.
+    again = subprocess.run(line, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert "resumed ga seed 0" in again.stdout

@@ -428,3 +428,28 @@ def test_fitness_draws_held_out_results_beside_training(tmp_path):
     np.testing.assert_allclose(progress.get_ydata(), [0, 20, 40, 60])
     done = lines["held-out completed (% of 10)"]
     np.testing.assert_allclose(done.get_ydata(), [0, 20, 40, 60])
+
+
+def test_the_methods_picture_draws_a_performance_profile_per_method(tmp_path):
+    from matplotlib.figure import Figure
+
+    from plots.methods import draw_methods
+
+    held = {"ga": [0.2, 0.6, 0.9], "cmaes": [0.5, 0.95, 1.0]}
+    data = {"frames": 1000, "seeds": [0, 1, 2],
+            "methods": {m: {"held_out": {"values": v}, "fitness": {"values": [1, 2, 3]}}
+                        for m, v in held.items()},
+            "runs": {f"{m}-seed{s}": {"frames": [0, 1000], "best": [1.0, 2.0 + s]}
+                     for m in held for s in range(3)}}
+    (tmp_path / "compare.json").write_text(json.dumps(data))
+    fig = draw_methods(Figure(), tmp_path)
+    profiles = fig.axes[1]
+    assert profiles.get_xlabel() == "held-out completion"
+    lines = {line.get_label().split(" ")[0]: line for line in profiles.get_lines()}
+    assert set(lines) == {"ga", "cmaes"}
+    x, y = lines["ga"].get_xdata(), lines["ga"].get_ydata()
+    at = {round(float(a), 3): float(b) for a, b in zip(x, y)}
+    below_all = min(at)
+    assert at[below_all] == 1.0 and y[-1] == 0.0
+    # Between 0.6 and 0.9 one of ga's three runs is above.
+    assert any(abs(v - 1 / 3) < 1e-9 for k, v in at.items() if 0.6 < k < 0.9)
