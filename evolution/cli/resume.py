@@ -12,7 +12,7 @@ from evolution.loop.outputs import CONFIG_NAME, read_config
 from evolution.cli.run_options import RESUMABLE, STAGE_LISTS, given_settings, option_name
 from evolution.strategies.registry import all_settings, get_strategy
 from runners.atomic import remove_stale_temporaries
-from runners.genome_file import locate_stage
+from runners.genome_file import STAGE_COPIES, locate_stage
 from speednik.stages import StageSetError, expand_stages
 
 
@@ -93,6 +93,8 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
             f"its checkpoint: give them as recorded or leave them out (or start a "
             f"new run in another --out); accepted changes: --generations, --max-frames, --workers, "
             f"--checkpoint-every, --engine, --scheduler")
+    check_new_totals(args, ckpt, saved)
+    check_stage_files(saved, run_dir)
     recorded = read_config(run_dir)
 
     def settings(config: EvolutionConfig) -> dict:
@@ -119,6 +121,39 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
                          scheduler=args.scheduler, **{
                              a: getattr(args, a) for a in RESUMABLE
                              if getattr(args, a) is not None and a != "scheduler"})
+
+
+def check_new_totals(args: argparse.Namespace, ckpt, saved: EvolutionConfig) -> None:
+    """--generations and --max-frames given with --resume are the new
+    totals: a new one the run has already reached would stop it at once
+    (the recorded ones, which a requeued command line repeats, are fine)."""
+    if (args.generations is not None and args.generations != saved.generations
+            and args.generations < ckpt.generation):
+        raise ConfigError(
+            f"--generations {args.generations} is below the generation the run has reached "
+            f"({ckpt.generation}); with --resume it is the new total: accepted "
+            f"{ckpt.generation} or more")
+    played = (ckpt.logbook[-1].get("frames") if ckpt.logbook else None) or 0
+    if (args.max_frames is not None and args.max_frames != saved.max_frames
+            and args.max_frames <= played):
+        raise ConfigError(
+            f"--max-frames {args.max_frames} is no more than the {played} frames the run "
+            f"has played; with --resume it is the new budget: accepted more than {played}")
+
+
+def check_stage_files(config: EvolutionConfig, run_dir: Path) -> None:
+    """A .toml profile the run plays must be the one it started with (its
+    copy in the run directory): an edited profile would make the resumed
+    run another run."""
+    for stage in (*config.stages, *config.validation_stages, *config.test_stages):
+        if not stage.endswith(".toml") or not Path(stage).is_file():
+            continue
+        copy = run_dir / STAGE_COPIES / Path(stage).name
+        if copy.is_file() and copy.read_bytes() != Path(stage).read_bytes():
+            raise ConfigError(
+                f"{stage} differs from the profile the run started with ({copy}); a "
+                f"resumed run plays the stages it started on: restore the profile (the "
+                f"copy holds it), or start a new run on the edited one")
 
 
 def check_checkpoint_fits(ckpt, config: EvolutionConfig, path: Path) -> None:

@@ -238,6 +238,37 @@ def test_resume_trusts_only_the_checkpoint(finished_run, tmp_path):
     assert load_checkpoint(out).generation == 3
 
 
+@pytest.mark.parametrize("option, said", [
+    (["--generations", "0"], "--generations 0 is below the generation the run has reached (1)"),
+    (["--max-frames", "100"], "--max-frames 100 is no more than the"),
+])
+def test_a_new_total_the_run_has_already_reached_is_refused(finished_run, option, said):
+    before = {p.name: p.read_bytes() for p in finished_run.iterdir() if p.is_file()}
+    line = one_line(evolution_run("--resume", finished_run, *option))
+    assert said in line
+    # config.json is not rewritten with the refused value.
+    assert {p.name: p.read_bytes() for p in finished_run.iterdir() if p.is_file()} == before
+
+
+def test_an_edited_profile_is_refused_on_resume(tmp_path):
+    levels = tmp_path / "levels"
+    levels.mkdir()
+    shutil.copy(PROFILES / "hillside.toml", levels / "hill.toml")
+    run = tmp_path / "run"
+    proc = evolution_run("--generations", "1", *FAST, "--stage", levels / "hill.toml",
+                         "--out", run)
+    assert proc.returncode == 0, proc.stderr
+    text = (levels / "hill.toml").read_text()
+    (levels / "hill.toml").write_text(text.replace("# ", "#  ", 1) + "\n# edited\n")
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    line = one_line(evolution_run("--resume", run, "--generations", "2"))
+    assert "differs from the profile the run started with" in line
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    (levels / "hill.toml").write_text(text)
+    resumed = evolution_run("--resume", run, "--generations", "2", "--quiet", "--no-plots")
+    assert resumed.returncode == 0, resumed.stderr
+
+
 def test_a_relative_stage_path_works_from_anywhere(tmp_path):
     work = tmp_path / "work"
     (work / "levels").mkdir(parents=True)
