@@ -109,10 +109,16 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             run.elapsed = record["seconds"]
             run.finish(0, population, record)
             # Written once generation 0 is done: a run interrupted before
-            # leaves nothing (and its directory empty).
-            write_config(run_dir, config)
-            keep_stage_copies(run_dir, config)
-            run.save()
+            # leaves nothing (and its directory empty); one interrupted
+            # while they are written writes them all, so that it can be
+            # resumed from generation 0.
+            try:
+                _save_first_generation(run, run_dir)
+            except KeyboardInterrupt:
+                _save_first_generation(run, run_dir)
+                best, fitness, summary = run.best(0)
+                return RunOutcome(run_dir, 0, fitness, summary, list(run.logbook), True,
+                                  held_out.known(best))
             run.report_generation(record)
 
         start = time.perf_counter() - run.elapsed
@@ -160,6 +166,12 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
     best, fitness, summary = run.best(run.gen)
     return RunOutcome(run_dir, run.gen, fitness, summary, list(run.logbook), interrupted,
                       held_out.known(best))
+
+
+def _save_first_generation(run: RunState, run_dir: Path) -> None:
+    write_config(run_dir, run.config)
+    keep_stage_copies(run_dir, run.config)
+    run.save()
 
 
 def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],

@@ -409,3 +409,50 @@ def test_settings_that_would_do_nothing_or_are_out_of_range_are_one_line(tmp_pat
     assert said in line
     assert not (tmp_path / "x").exists()
 
+
+
+def test_an_interrupt_while_generation_0_is_written_leaves_a_resumable_run(tmp_path,
+                                                                        monkeypatch):
+    from evolution.config import EvolutionConfig
+    from evolution.loop import evolve as loop
+
+    calls = []
+    real = loop.keep_stage_copies
+
+    def interrupted_once(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(loop, "keep_stage_copies", interrupted_once)
+    config = EvolutionConfig(generations=3, population=6, max_steps=300, workers=1, seed=2)
+    outcome = loop.evolve(config, tmp_path / "run")
+    assert outcome.interrupted and outcome.generations == 0
+    assert load_checkpoint(tmp_path / "run").generation == 0
+    resumed = evolution_run("--resume", tmp_path / "run", "--quiet", "--no-plots")
+    assert resumed.returncode == 0, resumed.stderr
+    assert load_checkpoint(tmp_path / "run").generation == 3
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_as_the_first_files_appear_leaves_a_resumable_run_or_nothing(tmp_path,
+                                                                            signum, status):
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "evolution.run", "--generations", "50",
+                             *FAST, "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env())
+    deadline = time.monotonic() + 120
+    while not (out / "logbook.csv").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.002)
+    os.kill(proc.pid, signum)
+    said = "".join(proc.communicate(timeout=120))
+    assert proc.returncode == status, said
+    if (out / "checkpoint.npz").exists():
+        assert "nothing was saved" not in said and "--resume" in said
+        resumed = evolution_run("--resume", out, "--generations", "2", "--quiet",
+                                "--no-plots")
+        assert resumed.returncode == 0, resumed.stderr
+    else:
+        assert not out.exists() or not any(out.iterdir()), list(out.iterdir())
