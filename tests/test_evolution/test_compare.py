@@ -162,3 +162,12 @@ def test_a_signal_stops_the_runs_which_the_next_comparison_resumes(tmp_path, sig
     again = subprocess.run(line, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert "resumed ga seed 0" in again.stdout
+
+
+def test_the_frames_played_are_counted_from_the_runs_logbooks(compared, tmp_path):
+    out, _ = compared
+    data = json.loads((out / "compare.json").read_text())
+    pairs = [(name.split("-seed")[0], int(name.split("-seed")[1])) for name in data["runs"]]
+    assert compare.frames_played(out, pairs) == sum(
+        run["frames"][-1] for run in data["runs"].values())
+    assert compare.frames_played(tmp_path, pairs) == 0      # nothing started yet
