@@ -74,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "the options of python -m runners.replay and more, see "
                         "python -m plots replay --help")
 
+    d = sub.add_parser("dashboard", help="a page in the browser that shows the runs, live",
+                       description="Serve a page that lists the runs under RUNS_DIR and "
+                                   "follows them live: their rows, curves and settings. "
+                                   "It only reads RUNS_DIR. Ctrl-C stops it.")
+    d.add_argument("runs_dir", type=Path, nargs="?", default=Path("runs"), metavar="RUNS_DIR",
+                   help="the directory of run directories (default: runs)")
+    d.add_argument("--port", type=int, default=5006, help="the port (default 5006)")
+    d.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only)")
+
     s = sub.add_parser("stage", help="a whole stage drawn side-on, with its objects",
                        description="Draw a whole stage side-on: terrain, rings, springs, "
                                    "spikes, enemies, checkpoint, start and goal.")
@@ -98,9 +108,12 @@ def _main(argv: list[str]) -> int:
     if argv[:1] == ["replay"]:
         from plots.replay import main as replay_main
         return replay_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     from plots import PlotError
 
+    if args.command == "dashboard":
+        return _dashboard(parser, args)
     out = args.out
     try:
         if args.command == "fitness":
@@ -130,6 +143,28 @@ def _main(argv: list[str]) -> int:
         print(f"plots: error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return EXIT_FAILED
     print(f"wrote {out}")
+    return EXIT_OK
+
+
+def _dashboard(parser, args) -> int:
+    if not args.runs_dir.is_dir():
+        parser.error(f"dashboard: {args.runs_dir} is not a directory; accepted: a directory "
+                     f"of run directories (evolution.run writes them into runs/)")
+    if not 0 < args.port < 65536:
+        parser.error(f"dashboard: --port {args.port}; accepted: 1 to 65535")
+    from importlib.util import find_spec
+
+    if find_spec("bokeh") is None:
+        parser.error("dashboard: needs Bokeh, which the 'dashboard' extra installs: "
+                     "pip install 'speednik-evolve[dashboard]' (make installs it)")
+    from plots.dashboard.server import serve
+
+    try:
+        serve(args.runs_dir.resolve(), args.port, args.host, sys.stdout)
+    except OSError as exc:
+        print(f"plots: error: dashboard cannot listen on {args.host}:{args.port}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
 
 

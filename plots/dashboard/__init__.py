@@ -1,0 +1,10 @@
+"""The training dashboard: `python -m plots dashboard [RUNS_DIR]` serves a
+page (Bokeh) that lists the runs under RUNS_DIR and follows them live,
+read from the files the runs write and never writing to them.
+
+- `runs`: the run directories as table rows (status from the run's lock,
+  checkpoint and logbook);
+- `page`: the Bokeh document of one browser tab;
+- `server`: the server, its address and its safety (127.0.0.1 unless told
+  otherwise, nothing served outside RUNS_DIR's reading and Bokeh's assets).
+"""

@@ -1,0 +1,216 @@
+"""The runs under a directory as the dashboard lists them: one row per run
+directory (nested ones included), read from the files the runs already
+write (config.json, logbook.csv, checkpoint.npz) and never written to.
+
+A directory is a run when it holds a config.json or a logbook.csv. A run
+whose files cannot be read still gets a row, saying what is wrong. Rows
+are cached by the files' modification times, so a RUNS_DIR of hundreds of
+runs is read once and then only what changed.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evolution.loop.checkpoint import CHECKPOINT_NAME
+from evolution.loop.outputs import CONFIG_NAME, LOGBOOK_NAME
+from speednik.stages import StageSetError, expand_stages
+
+# Columns of the runs table, in order.
+COLUMNS = ("name", "method", "policy", "stages", "generation", "best", "held_out",
+           "validation", "frames", "status", "updated")
+STATUSES = ("running", "finished", "stopped", "failed", "damaged")
+
+
+@dataclass
+class Run:
+    """One run directory as the dashboard shows it."""
+
+    path: Path
+    name: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    logbook: dict[str, list[float]] = field(default_factory=dict)
+    status: str = "damaged"
+    problem: str = ""
+    updated: float = 0.0
+
+    def row(self) -> dict[str, Any]:
+        s, log = self.settings, self.logbook
+        gens = log.get("gen", [])
+        last = {k: v[-1] for k, v in log.items() if v}
+        best = max(log["max"]) if log.get("max") else math.nan
+        return {
+            "name": self.name,
+            "method": s.get("algorithm", ""),
+            "policy": f"{s.get('policy', '')} / {s.get('observation', '')}".strip(" /"),
+            "stages": _short_stages(s.get("stages", [])),
+            "generation": (f"{int(gens[-1])} of {s.get('generations', '?')}" if gens
+                           else "-"),
+            "best": best,
+            "held_out": _share(log.get("test_goals"), stage_count(s.get("test_stages"))),
+            "validation": _share(log.get("val_goals"), stage_count(s.get("validation_stages"))),
+            "frames": last.get("frames", math.nan),
+            "status": self.status if not self.problem else f"{self.status}: {self.problem}",
+            "updated": self.updated,
+        }
+
+
+def _short_stages(stages: list[str]) -> str:
+    names = [Path(s).stem if s.endswith(".toml") else s for s in stages]
+    return ", ".join(names[:3]) + (f" (+{len(names) - 3})" if len(names) > 3 else "")
+
+
+def stage_count(stages: list[str] | None) -> int:
+    if not stages:
+        return 0
+    try:
+        return len(expand_stages(stages))
+    except (StageSetError, ValueError):
+        return 0
+
+
+def _share(goals: list[float] | None, count: int) -> float:
+    """The last tested completion, as a fraction, or NaN."""
+    if not goals or not count:
+        return math.nan
+    tested = [g for g in goals if not math.isnan(g)]
+    return tested[-1] / count if tested else math.nan
+
+
+def read_logbook_table(path: Path) -> dict[str, list[float]]:
+    """Every column of a logbook.csv as floats (NaN where a generation left
+    one empty); ValueError naming the file for anything else."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            rows = list(reader)
+    except (OSError, csv.Error, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path.name} not readable ({exc})") from None
+    if "gen" not in header or "max" not in header:
+        raise ValueError(f"{path.name} has no gen and max columns")
+    out: dict[str, list[float]] = {name: [] for name in header}
+    for i, row in enumerate(rows, 2):
+        for name in header:
+            text = row.get(name)
+            try:
+                out[name].append(float(text) if text not in (None, "") else math.nan)
+            except ValueError:
+                raise ValueError(f"{path.name} line {i}: {name} is {text!r}") from None
+    return out
+
+
+def is_running(path: Path) -> bool:
+    """Whether a run holds the directory's lock (`evolution.cli.run_dir`):
+    a shared lock taken for an instant and given back, which writes
+    nothing."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def read_run(path: Path, name: str) -> Run:
+    """The run in `path`; a run with a `problem` when its files say
+    something wrong."""
+    run = Run(path, name)
+    stamps = [p.stat().st_mtime for p in (path / CONFIG_NAME, path / LOGBOOK_NAME)
+              if p.exists()]
+    run.updated = max(stamps, default=0.0)
+    try:
+        if (path / CONFIG_NAME).exists():
+            data = json.loads((path / CONFIG_NAME).read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
+                raise ValueError("config.json is not a run configuration")
+            run.settings = data["settings"]
+        if (path / LOGBOOK_NAME).exists():
+            run.logbook = read_logbook_table(path / LOGBOOK_NAME)
+    except (OSError, ValueError, RecursionError) as exc:
+        run.status, run.problem = "damaged", str(exc) or type(exc).__name__
+        return run
+    run.status = status_of(run)
+    return run
+
+
+def status_of(run: Run) -> str:
+    if is_running(run.path):
+        return "running"
+    gens, frames = run.logbook.get("gen", []), run.logbook.get("frames", [])
+    total, budget = run.settings.get("generations"), run.settings.get("max_frames")
+    if gens and (gens[-1] >= (total if total is not None else math.inf)
+                 or (budget is not None and frames and frames[-1] >= budget)):
+        return "finished"
+    if (run.path / CHECKPOINT_NAME).exists():
+        return "stopped"
+    return "failed"
+
+
+class RunsDir:
+    """The runs under `root`, read again only where their files changed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._cache: dict[Path, tuple[tuple, Run]] = {}
+
+    def run_dirs(self) -> list[Path]:
+        found = []
+        for folder, dirs, files in os.walk(self.root):
+            dirs.sort()
+            if CONFIG_NAME in files or LOGBOOK_NAME in files:
+                found.append(Path(folder))
+        return found
+
+    def runs(self) -> list[Run]:
+        out = []
+        for path in self.run_dirs():
+            key = tuple(_stamp(path / n) for n in (CONFIG_NAME, LOGBOOK_NAME, CHECKPOINT_NAME))
+            held = self._cache.get(path)
+            if held is None or held[0] != key or held[1].status == "running":
+                name = str(path.relative_to(self.root)) if path != self.root else path.name
+                held = (key, read_run(path, name))
+                self._cache[path] = held
+            out.append(held[1])
+        return out
+
+    def rows(self) -> list[dict[str, Any]]:
+        now = time.time()
+        rows = []
+        for run in self.runs():
+            row = run.row()
+            row["updated"] = _age(now - run.updated) if run.updated else "-"
+            rows.append(row)
+        return rows
+
+
+def _stamp(path: Path) -> tuple[float, int]:
+    try:
+        st = path.stat()
+        return st.st_mtime_ns, st.st_size
+    except OSError:
+        return 0, -1
+
+
+def _age(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s ago"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min ago"
+    return f"{seconds / 3600:.1f} h ago"

@@ -1,0 +1,202 @@
+"""`python -m plots dashboard`: the runs under a directory as table rows
+(nested, damaged and running ones included), read without writing; the
+server's safety (404 for a path that climbs out, one-line errors, Ctrl-C);
+and the page in a real browser (headless Chromium): the runs, a live
+run's new generation and a new run appearing without a reload."""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from commands import call
+from paths import REPO_ROOT
+from plots import __main__ as plots_cli
+from plots.dashboard.runs import RunsDir
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def one_run(tmp_path_factory) -> Path:
+    from evolution.config import EvolutionConfig
+    from evolution.loop.evolve import evolve
+
+    out = tmp_path_factory.mktemp("dash") / "one"
+    evolve(EvolutionConfig(generations=3, population=6, max_steps=300, workers=1, seed=1,
+                           test_stages=("gen:easy:100-101",), test_every=1), out)
+    return out
+
+
+def runs_dir(tmp_path: Path, one_run: Path) -> Path:
+    root = tmp_path / "runs"
+    shutil.copytree(one_run, root / "finished")
+    shutil.copytree(one_run, root / "group" / "nested")
+    shutil.copytree(one_run, root / "broken")
+    (root / "broken" / "config.json").write_text("{ not json")
+    shutil.copytree(one_run, root / "stopped")
+    settings = json.loads((root / "stopped" / "config.json").read_text())
+    settings["settings"]["generations"] = 10
+    (root / "stopped" / "config.json").write_text(json.dumps(settings))
+    (root / "not-a-run").mkdir()
+    (root / "not-a-run" / "notes.txt").write_text("hello")
+    return root
+
+
+def snapshot(root: Path) -> dict:
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_every_run_gets_a_row_saying_what_it_is(tmp_path, one_run):
+    root = runs_dir(tmp_path, one_run)
+    before = snapshot(root)
+    rows = {r["name"]: r for r in RunsDir(root).rows()}
+    assert set(rows) == {"finished", "group/nested", "broken", "stopped"}
+    assert rows["finished"]["status"] == "finished"
+    assert rows["finished"]["generation"] == "3 of 3"
+    assert rows["finished"]["method"] == "ga" and rows["finished"]["stages"] == "hillside"
+    assert rows["stopped"]["status"] == "stopped" and rows["stopped"]["generation"] == "3 of 10"
+    assert rows["broken"]["status"].startswith("damaged: ")
+    log = np.genfromtxt(one_run / "logbook.csv", delimiter=",", names=True)
+    assert rows["finished"]["best"] == pytest.approx(log["max"].max())
+    assert 0.0 <= rows["finished"]["held_out"] <= 1.0
+    # Reading wrote nothing.
+    assert snapshot(root) == before
+
+
+def test_a_run_holding_its_lock_is_running(tmp_path, one_run):
+    root = runs_dir(tmp_path, one_run)
+    fd = os.open(root / "stopped", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        rows = {r["name"]: r for r in RunsDir(root).rows()}
+        assert rows["stopped"]["status"] == "running"
+    finally:
+        os.close(fd)
+    assert {r["name"]: r for r in RunsDir(root).rows()}["stopped"]["status"] == "stopped"
+
+
+def test_an_empty_directory_has_no_rows(tmp_path):
+    assert RunsDir(tmp_path).rows() == []
+
+
+@pytest.mark.parametrize("args, said", [
+    (["dashboard", "no/such/dir"], "is not a directory"),
+    (["dashboard", ".", "--port", "70000"], "--port 70000"),
+])
+def test_bad_input_is_one_line(args, said):
+    done = call(plots_cli.main, *args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def dashboard(root: Path):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "plots", "dashboard", str(root), "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=REPO_ROOT)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while True:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            urllib.request.urlopen(url, timeout=5).read()
+            break
+        except (urllib.error.URLError, ConnectionError):
+            assert time.monotonic() < deadline, "the dashboard never answered"
+            time.sleep(0.2)
+    try:
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=20)
+        if proc.poll() is None:
+            proc.kill()
+
+
+def status_of(url: str) -> int:
+    try:
+        return urllib.request.urlopen(url, timeout=5).status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_the_server_serves_nothing_outside_and_stops_on_ctrl_c(tmp_path, one_run):
+    root = runs_dir(tmp_path, one_run)
+    (tmp_path / "secret.txt").write_text("do not serve")
+    with dashboard(root) as (url, proc):
+        assert status_of(url) == 200
+        for path in ("../secret.txt", "static/../../secret.txt", "static/..%2F..%2Fsecret.txt",
+                     "static/%2e%2e/%2e%2e/secret.txt", "runs/finished/config.json",
+                     "finished/config.json"):
+            assert status_of(url + path) == 404, path
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err
+    assert out.startswith("dashboard of ") and "http://127.0.0.1:" in out
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
+                                             "'chromium'; .ci/run installs it)")
+def test_the_page_in_a_browser_follows_a_live_run(tmp_path, one_run):
+    playwright = pytest.importorskip("playwright.sync_api",
+                                     reason="Playwright not installed (the dev extra has it)")
+    root = runs_dir(tmp_path, one_run)
+    live = root / "stopped"
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)           # as a run holds it while it runs
+    try:
+        with dashboard(root) as (url, _), playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1300, "height": 900})
+            page.goto(url)
+            page.wait_for_selector("text=group/nested", timeout=20000)
+            for name in ("finished", "stopped", "broken"):
+                assert page.get_by_text(name, exact=True).count() >= 1
+            assert page.get_by_text("running").count() >= 1
+            shot = tmp_path / "runs.png"
+            page.screenshot(path=str(shot), full_page=True)
+            from PIL import Image
+
+            pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
+            assert pixels.std() > 10, "a blank page"
+            # A new generation of the live run shows within 2 s, no reload.
+            lines = (live / "logbook.csv").read_text().splitlines()
+            last = lines[-1].split(",")
+            last[0] = str(int(last[0]) + 1)
+            (live / "logbook.csv").write_text("\n".join([*lines, ",".join(last)]) + "\n")
+            page.wait_for_selector("text=4 of 10", timeout=2500)
+            # A run started after the page opened appears.
+            shutil.copytree(one_run, root / "later")
+            page.wait_for_selector("text=later", timeout=2500)
+            # Choosing a run shows its curves.
+            page.get_by_text("finished", exact=True).first.click()
+            page.wait_for_selector("text=3 of 3 generations", timeout=5000)
+            page.screenshot(path=str(tmp_path / "run.png"), full_page=True)
+            browser.close()
+    finally:
+        os.close(fd)
