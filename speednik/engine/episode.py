@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from speednik.actions import ACTION_HAS_JUMP, ACTION_MAP, NUM_ACTIONS
+from speednik.actions import NUM_ACTIONS
 from speednik.engine.layout import (
     DONE_DEATH,
     DONE_GOAL,
@@ -33,17 +33,13 @@ from speednik.engine.layout import (
     S_RINGS_COLLECTED,
     S_WITHOUT_GAIN,
 )
+from speednik.engine.buttons import BUTTON_DOWN, BUTTON_JUMP, BUTTON_LEFT, BUTTON_RIGHT
 from speednik.engine.lowering import I_NUM_CHECKPOINTS, I_NUM_ENEMIES, I_NUM_RINGS, I_WIDTH
 from speednik.engine.observation import observe
 from speednik.engine.policy import act
 from speednik.engine.reward import R_SUMS, reward_reset, reward_step
 from speednik.engine.simulation import sim_step
 
-# The buttons of each action (speednik.actions), as arrays.
-BUTTON_LEFT = np.array([ACTION_MAP[a].left for a in range(NUM_ACTIONS)], np.bool_)
-BUTTON_RIGHT = np.array([ACTION_MAP[a].right for a in range(NUM_ACTIONS)], np.bool_)
-BUTTON_DOWN = np.array([ACTION_MAP[a].down_held for a in range(NUM_ACTIONS)], np.bool_)
-BUTTON_JUMP = np.array(ACTION_HAS_JUMP, np.bool_)
 
 # Columns of an episode's float results ...
 R_TOTAL = 0

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from speednik.actions import ACTION_HAS_JUMP, ACTION_MAP, NUM_ACTIONS
+from speednik.actions import NUM_ACTIONS
 from speednik.constants import DEFAULT_MAX_STEPS, DEFAULT_STALL_FRAMES
 from speednik.engine.layout import (
     EVENT_WIDTH,
@@ -39,13 +39,9 @@ from speednik.engine.layout import (
     S_ON_GROUND,
     S_WITHOUT_GAIN,
 )
+from speednik.engine.buttons import BUTTON_DOWN, BUTTON_JUMP, BUTTON_LEFT, BUTTON_RIGHT
 from speednik.engine.lowering import compiled_stage, start_arrays
 from speednik.engine.simulation import sim_step
-
-_LEFT = np.array([ACTION_MAP[a].left for a in range(NUM_ACTIONS)], np.bool_)
-_RIGHT = np.array([ACTION_MAP[a].right for a in range(NUM_ACTIONS)], np.bool_)
-_DOWN = np.array([ACTION_MAP[a].down_held for a in range(NUM_ACTIONS)], np.bool_)
-_JUMP = np.array(ACTION_HAS_JUMP, np.bool_)
 
 # Frames each action is held: short enough to time a jump off a ledge,
 # long enough that a stage of a few thousand frames is a few hundred rounds.
@@ -123,11 +119,11 @@ def beam_search(st, f0, s0, gone0, held0, hold, width, max_frames, stall_frames,
                 ok = True
                 goal = False
                 for _ in range(hold):
-                    jump = _JUMP[a]
+                    jump = BUTTON_JUMP[a]
                     pressed = jump and not held
                     held = jump
-                    sim_step(st, cf[c], cs[c], cg[c], _LEFT[a], _RIGHT[a], pressed, jump,
-                             _DOWN[a], ev)
+                    sim_step(st, cf[c], cs[c], cg[c], BUTTON_LEFT[a], BUTTON_RIGHT[a], pressed, jump,
+                             BUTTON_DOWN[a], ev)
                     if cs[c, S_GOAL_REACHED]:
                         goal = True
                         break
