@@ -1,4 +1,4 @@
-"""The "basic", "terrain", "hazards", "stall" and "lookahead" observations
+"""The "basic", "terrain", "hazards", "stall", "lookahead" and "pits" observations
 (`speednik.observation`), compiled: written into a float32 array instead
 of returned."""
 from __future__ import annotations
@@ -65,6 +65,13 @@ from speednik.observation.lookahead import (
     SPRING_REACH,
     WALL_HEIGHT_REACH,
 )
+from speednik.observation.pits import (
+    _INV_PIT_REACH,
+    PIT_COLUMNS,
+    PIT_DEPTH,
+    PIT_STEP,
+    PITS_VALUES,
+)
 from speednik.observation.probes import (
     BELOW_REACH,
     CEILING_REACH,
@@ -94,6 +101,7 @@ OBS_BASIC = get_observation("basic").compiled_kind
 OBS_HAZARDS = get_observation("hazards").compiled_kind
 OBS_STALL = get_observation("stall").compiled_kind
 OBS_LOOKAHEAD = get_observation("lookahead").compiled_kind
+OBS_PITS = get_observation("pits").compiled_kind
 
 # Where each value is written: each observation extends the one before
 # it, so a value sits at the same place in every observation that has it.
@@ -116,6 +124,7 @@ SPRING_AHEAD_NEAR, WALL_AHEAD_HEIGHT, CEILING_AHEAD_AT, GROUND_AHEAD_FARTHER, \
     SPINDASH_CHARGE = (index_of(LOOKAHEAD_VALUES, n) for n in (
         "spring_ahead_near", "wall_ahead_height", "ceiling_ahead", "ground_ahead_farther",
         "spindash_charge"))
+PIT_AHEAD_DX = index_of(PITS_VALUES, "pit_ahead_dx")
 
 
 @frame_jit
@@ -141,13 +150,15 @@ def observe(kind, st, f, s, gone, out):
     basic_values(st, f, s, out)
     if kind != OBS_BASIC:
         terrain_probes(st, f, s, gone, out)
-    if kind == OBS_HAZARDS or kind == OBS_STALL or kind == OBS_LOOKAHEAD:
+    if kind == OBS_HAZARDS or kind == OBS_STALL or kind == OBS_LOOKAHEAD or kind == OBS_PITS:
         hazards_ahead(st, f, s, gone, out)
-    if kind == OBS_STALL or kind == OBS_LOOKAHEAD:
+    if kind == OBS_STALL or kind == OBS_LOOKAHEAD or kind == OBS_PITS:
         clock = s[S_WITHOUT_GAIN] * _INV_STALL
         out[STALLED_FOR] = 1.0 if clock > 1.0 else clock
-    if kind == OBS_LOOKAHEAD:
+    if kind == OBS_LOOKAHEAD or kind == OBS_PITS:
         lookahead_probes(st, f, s, out)
+    if kind == OBS_PITS:
+        pit_probes(st, f, s, out)
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -473,3 +484,47 @@ def lookahead_probes(st, f, s, out):
     _ground_probe(st, x, top, feet, layer, reach, sign, GROUND_FARTHER, out,
                   GROUND_AHEAD_FARTHER)
     out[SPINDASH_CHARGE] = f[F_SPINREV] / SPINDASH_MAX_REV
+
+
+# -- pits -----------------------------------------------------------------------
+
+@frame_jit
+def pit_probes(st, f, s, out):
+    """`speednik.observation.pits.pit_probes` into out[PIT_AHEAD_DX:+4]."""
+    layer = s[S_LAYER]
+    x, y, _, sign, _, _, feet = _probe_origin(f, s)
+    top = y - GROUND_PROBE_RISE
+    reach = feet - top + PIT_DEPTH
+    pit = landing = after = -1
+    landing_drop = 0
+    for k in range(PIT_COLUMNS):
+        d, _ = ray(st, DOWN, x + sign * (k * PIT_STEP), top, layer, reach)
+        ground = d <= reach
+        if pit < 0:
+            if not ground:
+                pit = k
+        elif landing < 0:
+            if ground:
+                landing = k
+                landing_drop = top + d - feet
+        elif not ground:
+            after = k
+            break
+    k = PIT_AHEAD_DX
+    if pit < 0:
+        out[k] = 1.0
+        out[k + 1] = 0.0
+        out[k + 2] = 0.0
+        out[k + 3] = 0.0
+        return
+    width = (landing if landing >= 0 else PIT_COLUMNS) - pit
+    out[k] = pit * PIT_STEP * _INV_PIT_REACH
+    out[k + 1] = width * PIT_STEP * _INV_PIT_REACH
+    if landing < 0:
+        out[k + 2] = 0.0
+        out[k + 3] = 0.0
+        return
+    height = landing_drop / DROP_NORM
+    out[k + 2] = -1.0 if height < -1.0 else (2.0 if height > 2.0 else height)
+    length = (after if after >= 0 else PIT_COLUMNS) - landing
+    out[k + 3] = length * PIT_STEP * _INV_PIT_REACH

@@ -13,7 +13,10 @@ One module per observation, each extending the one before it:
   got further;
 - `lookahead` (49): stall plus the next spring and what it does, the
   height of the wall ahead, a low ceiling ahead, the ground farther on,
-  and the spindash charge.
+  and the spindash charge;
+- `pits` (53): lookahead plus the next pit ahead, scanned column by
+  column: where it starts, how wide it is, its far side's height and
+  length.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -41,6 +44,12 @@ from speednik.observation.lookahead import (
     LOOKAHEAD_OBS_DIM,
     LOOKAHEAD_VALUES,
     extract_lookahead_observation,
+)
+from speednik.observation.pits import (
+    PITS_NAMES,
+    PITS_OBS_DIM,
+    PITS_VALUES,
+    extract_pits_observation,
 )
 from speednik.observation.probes import GROUND_AHEAD, OBJECT_REACH, ray
 from speednik.observation.registry import (
@@ -73,7 +82,8 @@ __all__ = [
     "HAZARD_NAMES", "HAZARD_OBS_DIM", "HAZARD_VALUES", "extract_hazard_observation",
     "STALL_NAMES", "STALL_NORM", "STALL_OBS_DIM", "STALL_VALUES",
     "extract_stall_observation", "stall_clock", "LOOKAHEAD_NAMES", "LOOKAHEAD_OBS_DIM",
-    "LOOKAHEAD_VALUES", "extract_lookahead_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "LOOKAHEAD_VALUES", "extract_lookahead_observation", "PITS_NAMES", "PITS_OBS_DIM",
+    "PITS_VALUES", "extract_pits_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

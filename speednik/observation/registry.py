@@ -11,6 +11,7 @@ import numpy as np
 from speednik.observation.basic import BASIC_VALUES, extract_observation
 from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observation
 from speednik.observation.lookahead import LOOKAHEAD_VALUES, extract_lookahead_observation
+from speednik.observation.pits import PITS_VALUES, extract_pits_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
 from speednik.observation.terrain import TERRAIN_VALUES, extract_terrain_observation
 from speednik.observation.value import Value, names
@@ -74,6 +75,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "stall plus the next spring and its strength, the height of the wall ahead, "
         "a low ceiling ahead, the ground farther on and the spindash charge",
         compiled_kind=4),
+    "pits": ObservationEncoder(
+        "pits", PITS_VALUES, extract_pits_observation,
+        "lookahead plus the next pit ahead, scanned every 16 px: where it starts, how "
+        "wide it is, how high its far side lies and how long that landing runs",
+        compiled_kind=5),
 }
 DEFAULT_OBSERVATION = "basic"
 

@@ -24,7 +24,7 @@ from stage_fixtures import flat_stage, pit_stage
 from paths import REPO_ROOT
 
 INFO_KEYS = {"frame", "x", "y", "max_x", "rings", "deaths", "goal_reached"}
-OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "lookahead", "tokens")
+OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "lookahead", "pits", "tokens")
 ROOT = REPO_ROOT
 
 

@@ -47,6 +47,18 @@ def test_fifty_generated_stages(difficulty):
         assert error is None, f"{difficulty} seed {seed}: {error}"
 
 
+def test_expert_stages_with_every_observation():
+    """Expert stages chain pits, springs and platforms: random play on them
+    crosses what the pit scan and the spring probes read."""
+    from speednik.stages import load_stage
+
+    for seed in range(12):
+        stage = load_stage(f"gen:expert:{seed}")
+        for run in range(2):
+            error = parity_from_start(stage, random_inputs(100 * seed + run, 1200))
+            assert error is None, f"expert seed {seed}: {error}"
+
+
 def test_every_event_kind_is_met_and_equal():
     """The random play above must reach what it claims to test: springs,
     enemies (destroyed and hurting), rings, checkpoints, deaths."""

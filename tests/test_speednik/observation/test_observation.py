@@ -516,7 +516,7 @@ def test_the_stall_clock_counts_going_back_and_standing_still():
 # -- registry -------------------------------------------------------------------
 
 def test_registry_names_and_sizes():
-    assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead")
+    assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead", "pits")
     basic, ter = get_observation("basic"), get_observation("terrain")
     haz, stall = get_observation("hazards"), get_observation("stall")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
@@ -527,7 +527,9 @@ def test_registry_names_and_sizes():
     assert get_observation(basic) is basic
     look = get_observation("lookahead")
     assert look.size == 49 and look.feature_names[:39] == STALL_NAMES
-    for enc in (basic, ter, haz, stall, look):
+    pits = get_observation("pits")
+    assert pits.size == 53 and pits.feature_names[:49] == look.feature_names
+    for enc in (basic, ter, haz, stall, look, pits):
         assert len(enc.feature_names) == enc.size
 
 
@@ -538,7 +540,7 @@ def test_unknown_observation_lists_the_accepted_names(bad):
     assert "'basic'" in str(err.value) and "'terrain'" in str(err.value)
 
 
-@pytest.mark.parametrize("name", ["basic", "terrain", "hazards", "stall"])
+@pytest.mark.parametrize("name", ["basic", "terrain", "hazards", "stall", "lookahead", "pits"])
 def test_encoders_are_callable_and_picklable(name):
     enc = get_observation(name)
     sim = settled(flat_stage())
@@ -642,3 +644,54 @@ def test_lookahead_spindash_charge_and_bounds_on_every_stage():
             assert np.all(obs >= low) and np.all(obs <= high), (stage, frame)
             if sim.player_dead or sim.goal_reached:
                 break
+
+
+# -- pits -------------------------------------------------------------------------
+
+def _chained_pits_stage():
+    """Pit 160-240, a pillar 32 px higher than the floor 240-288, pit
+    288-400, floor again."""
+    grid = floor_grid()
+    grid[FLOOR_Y - 32:FLOOR_Y, 240:288] = SOLID
+    grid[:, 160:240] = 0
+    grid[:, 288:400] = 0
+    return build_stage(grid, name="chain")
+
+
+def _pits_at(stage, x: float, y: float, **physics) -> dict:
+    from speednik.engine import CompiledSim
+    from speednik.observation import PITS_NAMES, extract_pits_observation
+
+    sim = settled(stage)
+    place(sim, x, y, **physics)
+    readable = extract_pits_observation(sim)
+    np.testing.assert_array_equal(CompiledSim(sim).observe("pits"), readable)
+    return dict(zip(PITS_NAMES[-4:], readable[-4:].tolist()))
+
+
+def test_pits_see_where_a_pit_starts_how_wide_it_is_and_its_landing():
+    stage = _chained_pits_stage()
+    # Columns every 16 px from x 120: the pit from the column at 168, the
+    # pillar from 248 (32 px up), the second pit from 296.
+    seen = _pits_at(stage, 120.0, STAND_Y, facing_right=True)
+    assert seen["pit_ahead_dx"] == pytest.approx(48 / 384)
+    assert seen["pit_width"] == pytest.approx(80 / 384)
+    assert seen["pit_landing"] == pytest.approx(-32 / 64)
+    assert seen["landing_length"] == pytest.approx(48 / 384)
+    # In the air over the first pit: it starts here, the pillar 48 px on.
+    over = _pits_at(stage, 200.0, STAND_Y - 40, facing_right=True, on_ground=False, x_vel=4.0)
+    assert over["pit_ahead_dx"] == 0.0 and over["pit_width"] == pytest.approx(48 / 384)
+    # Looking back from past both pits: the second pit, then the pillar.
+    back = _pits_at(stage, 440.0, STAND_Y, facing_right=False)
+    assert back["pit_ahead_dx"] == pytest.approx(48 / 384)
+    assert back["pit_width"] == pytest.approx(112 / 384)
+    assert back["landing_length"] == pytest.approx(48 / 384)
+
+
+def test_pits_read_none_on_flat_ground_and_an_unseen_landing_as_zero():
+    assert _pits_at(flat_stage(), 120.0, STAND_Y, facing_right=True) == {
+        "pit_ahead_dx": 1.0, "pit_width": 0.0, "pit_landing": 0.0, "landing_length": 0.0}
+    wide = _pits_at(pit_stage(pit_x0=160, pit_x1=900), 120.0, STAND_Y, facing_right=True)
+    assert wide["pit_ahead_dx"] == pytest.approx(48 / 384)
+    assert wide["pit_width"] == pytest.approx((384 - 48) / 384)
+    assert wide["pit_landing"] == 0.0 and wide["landing_length"] == 0.0
