@@ -62,6 +62,10 @@ class SimState:
     player_dead: bool = False
     # What killed the player (one of speednik.events.CAUSES); "" while alive.
     death_cause: str = ""
+    # Whether the last frame's input held jump: the game itself reads only
+    # the input, but an agent that sees its own button can let go of it to
+    # press it again (a jump starts on the press, not the hold).
+    jump_held: bool = False
 
     @property
     def goal_x(self) -> float:
@@ -85,7 +89,7 @@ class SimState:
             bytearray(self.ring_taken), bytearray(self.enemy_destroyed),
             bytearray(self.checkpoint_hit), self.frame, self.max_x_reached,
             self.max_x_gain, self.frames_without_gain, self.rings_collected, self.deaths, self.goal_reached,
-            self.player_dead, self.death_cause,
+            self.player_dead, self.death_cause, self.jump_held,
         )
 
 
@@ -114,6 +118,7 @@ def sim_step(sim: SimState, inp: InputState) -> list[Event]:
     returns the death again (`[DeathEvent(sim.death_cause)]`) or `[]`
     (after the goal).
     """
+    sim.jump_held = inp.jump_held
     if sim.player_dead:
         sim.max_x_gain = 0.0
         sim.frames_without_gain += 1

@@ -42,7 +42,8 @@ S_GOAL_REACHED = 13
 S_DEAD = 14          # SimState.player_dead
 S_DEATH_CAUSE = 15   # SimState.death_cause: an index into SOURCES, NO_CAUSE while alive
 S_WITHOUT_GAIN = 16  # SimState.frames_without_gain
-NUM_S = 17
+S_JUMP_HELD = 17     # SimState.jump_held
+NUM_S = 18
 
 # -- events: one row of EVENT_WIDTH float64 values each ------------------------------
 EV_RING = 0          # x, y

@@ -43,6 +43,7 @@ from speednik.engine.layout import (
     S_RINGS_COLLECTED,
     S_ROLLING,
     S_STATE,
+    S_JUMP_HELD,
     S_WITHOUT_GAIN,
     SOURCES,
 )
@@ -208,7 +209,7 @@ def start_arrays(stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         player=create_player(stage.start_x, stage.start_y, stage.tiles),
         max_x_reached=stage.start_x, max_x_gain=0.0, frame=0, rings_collected=0,
         deaths=0, frames_without_gain=0, goal_reached=False, player_dead=False,
-        death_cause="")
+        death_cause="", jump_held=False)
     f, s = state_arrays(start)
     gone = np.zeros(len(stage.rings) + len(stage.enemies) + len(stage.checkpoints), np.uint8)
     return f, s, gone
@@ -232,6 +233,7 @@ def state_arrays(sim) -> tuple[np.ndarray, np.ndarray]:
     s[S_DEAD] = sim.player_dead
     s[S_DEATH_CAUSE] = death_cause_code(sim.death_cause)
     s[S_WITHOUT_GAIN] = sim.frames_without_gain
+    s[S_JUMP_HELD] = sim.jump_held
     return f, s
 
 
@@ -254,6 +256,7 @@ def write_state(sim, f: np.ndarray, s: np.ndarray) -> None:
     sim.player_dead = bool(s[S_DEAD])
     sim.death_cause = death_cause_name(int(s[S_DEATH_CAUSE]))
     sim.frames_without_gain = int(s[S_WITHOUT_GAIN])
+    sim.jump_held = bool(s[S_JUMP_HELD])
 
 
 def death_cause_code(cause: str) -> int:

@@ -18,6 +18,7 @@ from speednik.engine.layout import (
     S_FACING_RIGHT,
     S_FRAME,
     S_INVULNERABLE,
+    S_JUMP_HELD,
     S_LAYER,
     S_ON_GROUND,
     S_RINGS,
@@ -124,7 +125,7 @@ SPRING_AHEAD_NEAR, WALL_AHEAD_HEIGHT, CEILING_AHEAD_AT, GROUND_AHEAD_FARTHER, \
     SPINDASH_CHARGE = (index_of(LOOKAHEAD_VALUES, n) for n in (
         "spring_ahead_near", "wall_ahead_height", "ceiling_ahead", "ground_ahead_farther",
         "spindash_charge"))
-PIT_AHEAD_DX = index_of(PITS_VALUES, "pit_ahead_dx")
+PIT_AHEAD_DX, JUMP_HELD = (index_of(PITS_VALUES, n) for n in ("pit_ahead_dx", "jump_held"))
 
 
 @frame_jit
@@ -159,6 +160,7 @@ def observe(kind, st, f, s, gone, out):
         lookahead_probes(st, f, s, out)
     if kind == OBS_PITS:
         pit_probes(st, f, s, out)
+        out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
 
 
 # -- terrain probes -----------------------------------------------------------

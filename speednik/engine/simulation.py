@@ -17,6 +17,7 @@ from speednik.engine.layout import (
     S_DEATH_CAUSE,
     S_FRAME,
     S_GOAL_REACHED,
+    S_JUMP_HELD,
     S_WITHOUT_GAIN,
     SOURCE_PIT,
 )
@@ -29,6 +30,7 @@ from speednik.constants import EDGE_MARGIN
 @frame_jit
 def sim_step(st, f, s, gone, left, right, jump_pressed, jump_held, down_held, ev):
     """Advance one frame; returns how many events it wrote to `ev`."""
+    s[S_JUMP_HELD] = 1 if jump_held else 0
     if s[S_DEAD]:
         f[F_MAX_X_GAIN] = 0.0
         s[S_WITHOUT_GAIN] += 1

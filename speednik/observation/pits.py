@@ -1,7 +1,7 @@
-"""The "pits" observation (53 values, `extract_pits_observation`): the 49
+"""The "pits" observation (54 values, `extract_pits_observation`): the 49
 of "lookahead", then the next pit ahead as a jump needs to see it: where
 it starts, how wide it is, how high its far side lies and how long that
-landing runs before the next pit.
+landing runs before the next pit; and whether jump is held.
 
 The ground probes of "terrain" sample three points ahead; a pit between
 two of them, or a pillar a jump must land on between two pits, can fall
@@ -18,6 +18,7 @@ one the player does not climb back out of).
 | 51  | pit_landing    | the far side's ground height, as the ground probes     |
 | 52  | landing_length | the far side's length before the next pit (or the end  |
 |     |                | of the scan) / 384                                      |
+| 53  | jump_held      | 1 when the last frame's input held jump               |
 
 - With no pit in view, pit_ahead_dx reads 1 and the other three 0; with
   a pit whose far side is out of view, pit_landing and landing_length
@@ -27,6 +28,9 @@ one the player does not climb back out of).
 - In the air over a pit, pit_ahead_dx reads 0 and pit_width tells how far
   the ground resumes.
 - Top-only platforms are ground, as they are for the player's feet.
+- A jump starts when the button goes down, not while it stays down: a
+  policy that cannot see the button holds it for ever against a step it
+  landed in front of. Seeing it, it can let go and press again.
 """
 from __future__ import annotations
 
@@ -55,6 +59,7 @@ _INV_PIT_REACH = 1.0 / PIT_REACH
 PITS_VALUES: tuple[Value, ...] = LOOKAHEAD_VALUES + (
     Value("pit_ahead_dx", 0.0, 1.0), Value("pit_width", 0.0, 1.0),
     Value("pit_landing", -1.0, 2.0), Value("landing_length", 0.0, 1.0),
+    Value("jump_held", 0.0, 1.0),
 )
 PITS_NAMES = names(PITS_VALUES)
 PITS_OBS_DIM = len(PITS_NAMES)
@@ -96,7 +101,9 @@ def pit_probes(sim: SimState) -> list[float]:
 
 
 def extract_pits_observation(sim: SimState) -> np.ndarray:
-    """The 53-value "pits" observation (table in the module docstring):
-    "lookahead", then the next pit, its width and its landing."""
+    """The 54-value "pits" observation (table in the module docstring):
+    "lookahead", then the next pit, its width and its landing, and whether
+    jump is held."""
     return np.array((*basic_values(sim), *terrain_probes(sim), *hazards_ahead(sim),
-                     stall_clock(sim), *lookahead_probes(sim), *pit_probes(sim)), F32)
+                     stall_clock(sim), *lookahead_probes(sim), *pit_probes(sim),
+                     1.0 if sim.jump_held else 0.0), F32)

@@ -78,7 +78,8 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
     "pits": ObservationEncoder(
         "pits", PITS_VALUES, extract_pits_observation,
         "lookahead plus the next pit ahead, scanned every 16 px: where it starts, how "
-        "wide it is, how high its far side lies and how long that landing runs",
+        "wide it is, how high its far side lies and how long that landing runs; and "
+        "whether jump is held",
         compiled_kind=5),
 }
 DEFAULT_OBSERVATION = "basic"

@@ -528,7 +528,7 @@ def test_registry_names_and_sizes():
     look = get_observation("lookahead")
     assert look.size == 49 and look.feature_names[:39] == STALL_NAMES
     pits = get_observation("pits")
-    assert pits.size == 53 and pits.feature_names[:49] == look.feature_names
+    assert pits.size == 54 and pits.feature_names[:49] == look.feature_names
     for enc in (basic, ter, haz, stall, look, pits):
         assert len(enc.feature_names) == enc.size
 
@@ -666,7 +666,7 @@ def _pits_at(stage, x: float, y: float, **physics) -> dict:
     place(sim, x, y, **physics)
     readable = extract_pits_observation(sim)
     np.testing.assert_array_equal(CompiledSim(sim).observe("pits"), readable)
-    return dict(zip(PITS_NAMES[-4:], readable[-4:].tolist()))
+    return dict(zip(PITS_NAMES[-5:-1], readable[-5:-1].tolist()))
 
 
 def test_pits_see_where_a_pit_starts_how_wide_it_is_and_its_landing():
@@ -695,3 +695,21 @@ def test_pits_read_none_on_flat_ground_and_an_unseen_landing_as_zero():
     assert wide["pit_ahead_dx"] == pytest.approx(48 / 384)
     assert wide["pit_width"] == pytest.approx((384 - 48) / 384)
     assert wide["pit_landing"] == 0.0 and wide["landing_length"] == 0.0
+
+
+def test_pits_see_whether_jump_is_held_in_both_engines():
+    from speednik.engine import CompiledSim
+    from speednik.observation import PITS_NAMES, extract_pits_observation
+
+    held_at = PITS_NAMES.index("jump_held")
+    sim = settled(flat_stage())
+    compiled = CompiledSim(sim)
+    seen = []
+    for held in (False, True, True, False):
+        inp = InputState(right=True, jump_pressed=held, jump_held=held)
+        sim_step(sim, inp)
+        compiled.step(inp)
+        obs = extract_pits_observation(sim)
+        np.testing.assert_array_equal(compiled.observe("pits"), obs)
+        seen.append(obs[held_at])
+    assert seen == [0.0, 1.0, 1.0, 0.0]
