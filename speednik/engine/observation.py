@@ -125,7 +125,8 @@ SPRING_AHEAD_NEAR, WALL_AHEAD_HEIGHT, CEILING_AHEAD_AT, GROUND_AHEAD_FARTHER, \
     SPINDASH_CHARGE = (index_of(LOOKAHEAD_VALUES, n) for n in (
         "spring_ahead_near", "wall_ahead_height", "ceiling_ahead", "ground_ahead_farther",
         "spindash_charge"))
-PIT_AHEAD_DX, JUMP_HELD = (index_of(PITS_VALUES, n) for n in ("pit_ahead_dx", "jump_held"))
+PIT_AHEAD_DX, JUMP_HELD, JUMP_READY = (index_of(PITS_VALUES, n) for n in (
+    "pit_ahead_dx", "jump_held", "jump_ready"))
 
 
 @frame_jit
@@ -161,6 +162,7 @@ def observe(kind, st, f, s, gone, out):
     if kind == OBS_PITS:
         pit_probes(st, f, s, out)
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
+        out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -478,6 +480,8 @@ def lookahead_probes(st, f, s, out):
     layer = s[S_LAYER]
     x, y, look, sign, ahead, hr, feet = _probe_origin(f, s)
     above, _ = ray(st, UP, x + sign * CEILING_AHEAD, y - hr, layer, CEILING_REACH)
+    if above == 0:
+        above = CEILING_REACH
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH
     _spring_ahead(st, f, look, out, SPRING_AHEAD_NEAR)

@@ -14,9 +14,9 @@ One module per observation, each extending the one before it:
 - `lookahead` (49): stall plus the next spring and what it does, the
   height of the wall ahead, a low ceiling ahead, the ground farther on,
   and the spindash charge;
-- `pits` (54): lookahead plus the next pit ahead, scanned column by
+- `pits` (55): lookahead plus the next pit ahead, scanned column by
   column: where it starts, how wide it is, its far side's height and
-  length; and whether jump is held.
+  length; whether jump is held and whether a jump can start now.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),

@@ -24,7 +24,9 @@ faces when it barely moves).
   the probe starts): a jump clears about 96 px, a yellow spring about
   190, a red one about 500.
 - ceiling_ahead reads 1 with nothing within 64 px (a low tunnel ahead
-  reads less).
+  reads less), and 1 where the probe starts inside solid: that is a wall
+  ahead (wall_ahead and wall_ahead_height show it), not a ceiling to stay
+  low under.
 """
 from __future__ import annotations
 
@@ -119,6 +121,8 @@ def lookahead_probes(sim: SimState) -> list[float]:
     layer = p.layer
     x, y, look, sign, ahead, hr, feet = probe_origin(p)
     above, _ = ray(tiles, UP, x + sign * CEILING_AHEAD, y - hr, layer, CEILING_REACH)
+    if above == 0:
+        above = CEILING_REACH
     top = y - GROUND_PROBE_RISE
     reach = feet - top + DROP_REACH
     d, _ = ray(tiles, DOWN, x + sign * GROUND_FARTHER, top, layer, reach)

@@ -1,7 +1,8 @@
-"""The "pits" observation (54 values, `extract_pits_observation`): the 49
+"""The "pits" observation (55 values, `extract_pits_observation`): the 49
 of "lookahead", then the next pit ahead as a jump needs to see it: where
 it starts, how wide it is, how high its far side lies and how long that
-landing runs before the next pit; and whether jump is held.
+landing runs before the next pit; and whether jump is held, and whether
+a jump can start now.
 
 The ground probes of "terrain" sample three points ahead; a pit between
 two of them, or a pillar a jump must land on between two pits, can fall
@@ -19,6 +20,8 @@ one the player does not climb back out of).
 | 52  | landing_length | the far side's length before the next pit (or the end  |
 |     |                | of the scan) / 384                                      |
 | 53  | jump_held      | 1 when the last frame's input held jump               |
+| 54  | jump_ready     | 1 on the ground with jump let go: a jump action now   |
+|     |                | starts a jump                                          |
 
 - With no pit in view, pit_ahead_dx reads 1 and the other three 0; with
   a pit whose far side is out of view, pit_landing and landing_length
@@ -30,7 +33,9 @@ one the player does not climb back out of).
 - Top-only platforms are ground, as they are for the player's feet.
 - A jump starts when the button goes down, not while it stays down: a
   policy that cannot see the button holds it for ever against a step it
-  landed in front of. Seeing it, it can let go and press again.
+  landed in front of. Seeing it, it can let go and press again;
+  jump_ready says in one value when a press would start a jump, which a
+  linear policy cannot compute from on_ground and jump_held.
 """
 from __future__ import annotations
 
@@ -59,7 +64,7 @@ _INV_PIT_REACH = 1.0 / PIT_REACH
 PITS_VALUES: tuple[Value, ...] = LOOKAHEAD_VALUES + (
     Value("pit_ahead_dx", 0.0, 1.0), Value("pit_width", 0.0, 1.0),
     Value("pit_landing", -1.0, 2.0), Value("landing_length", 0.0, 1.0),
-    Value("jump_held", 0.0, 1.0),
+    Value("jump_held", 0.0, 1.0), Value("jump_ready", 0.0, 1.0),
 )
 PITS_NAMES = names(PITS_VALUES)
 PITS_OBS_DIM = len(PITS_NAMES)
@@ -101,9 +106,10 @@ def pit_probes(sim: SimState) -> list[float]:
 
 
 def extract_pits_observation(sim: SimState) -> np.ndarray:
-    """The 54-value "pits" observation (table in the module docstring):
-    "lookahead", then the next pit, its width and its landing, and whether
-    jump is held."""
+    """The 55-value "pits" observation (table in the module docstring):
+    "lookahead", then the next pit, its width and its landing, whether
+    jump is held and whether a jump can start."""
+    ready = sim.player.physics.on_ground and not sim.jump_held
     return np.array((*basic_values(sim), *terrain_probes(sim), *hazards_ahead(sim),
                      stall_clock(sim), *lookahead_probes(sim), *pit_probes(sim),
-                     1.0 if sim.jump_held else 0.0), F32)
+                     1.0 if sim.jump_held else 0.0, 1.0 if ready else 0.0), F32)

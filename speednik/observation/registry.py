@@ -79,7 +79,7 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "pits", PITS_VALUES, extract_pits_observation,
         "lookahead plus the next pit ahead, scanned every 16 px: where it starts, how "
         "wide it is, how high its far side lies and how long that landing runs; and "
-        "whether jump is held",
+        "whether jump is held and whether a jump can start now",
         compiled_kind=5),
 }
 DEFAULT_OBSERVATION = "basic"

@@ -528,7 +528,7 @@ def test_registry_names_and_sizes():
     look = get_observation("lookahead")
     assert look.size == 49 and look.feature_names[:39] == STALL_NAMES
     pits = get_observation("pits")
-    assert pits.size == 54 and pits.feature_names[:49] == look.feature_names
+    assert pits.size == 55 and pits.feature_names[:49] == look.feature_names
     for enc in (basic, ter, haz, stall, look, pits):
         assert len(enc.feature_names) == enc.size
 
@@ -666,7 +666,7 @@ def _pits_at(stage, x: float, y: float, **physics) -> dict:
     place(sim, x, y, **physics)
     readable = extract_pits_observation(sim)
     np.testing.assert_array_equal(CompiledSim(sim).observe("pits"), readable)
-    return dict(zip(PITS_NAMES[-5:-1], readable[-5:-1].tolist()))
+    return dict(zip(PITS_NAMES[-6:-2], readable[-6:-2].tolist()))
 
 
 def test_pits_see_where_a_pit_starts_how_wide_it_is_and_its_landing():
@@ -701,15 +701,33 @@ def test_pits_see_whether_jump_is_held_in_both_engines():
     from speednik.engine import CompiledSim
     from speednik.observation import PITS_NAMES, extract_pits_observation
 
-    held_at = PITS_NAMES.index("jump_held")
+    held_at, ready_at = PITS_NAMES.index("jump_held"), PITS_NAMES.index("jump_ready")
     sim = settled(flat_stage())
     compiled = CompiledSim(sim)
     seen = []
-    for held in (False, True, True, False):
-        inp = InputState(right=True, jump_pressed=held, jump_held=held)
+    # Standing, then a jump held through the air and after landing, then let go.
+    for frame in range(80):
+        held = 1 <= frame < 70
+        inp = InputState(jump_pressed=frame == 1, jump_held=held)
         sim_step(sim, inp)
         compiled.step(inp)
         obs = extract_pits_observation(sim)
         np.testing.assert_array_equal(compiled.observe("pits"), obs)
-        seen.append(obs[held_at])
-    assert seen == [0.0, 1.0, 1.0, 0.0]
+        seen.append((obs[held_at], obs[ready_at], sim.player.physics.on_ground))
+    assert seen[0] == (0.0, 1.0, True)
+    assert seen[5] == (1.0, 0.0, False)            # in the air, held
+    assert seen[69] == (1.0, 0.0, True)            # landed with jump still held
+    assert seen[75] == (0.0, 1.0, True)            # let go: ready again
+
+
+def test_lookahead_ceiling_ahead_tells_a_tunnel_from_a_wall():
+    # 64 px ahead of the head lies inside a wall: no ceiling to stay low under.
+    at_wall = _lookahead_at(wall_stage(wall_x=256, wall_height=96), 200.0, STAND_Y)
+    assert at_wall["ceiling_ahead"] == 1.0 and at_wall["wall_ahead"] < 1.0
+    # A roof 24 px above head height over the floor 64 px ahead: a tunnel.
+    grid = floor_grid()
+    head = int(STAND_Y) - 19
+    grid[head - 40:head - 24, 240:400] = SOLID
+    tunnel = _lookahead_at(build_stage(grid, name="roof"), 200.0, STAND_Y)
+    assert tunnel["ceiling_ahead"] == pytest.approx(24 / 64, abs=1 / 64)
+    assert tunnel["wall_ahead"] == 1.0
