@@ -8,8 +8,11 @@ Sections, each named beside its table in the README:
 - baselines:       `python -m runners.baselines --markdown`, and the stages
                    finished per difficulty (`--summary`, about a minute)
 - generalisation:  the generalisation recipe per seed, and its earlier steps
-                   (benchmarks/generalization.py, --variant terrain and hazards)
-- compare:         the README's `evolution.compare` command
+                   (benchmarks/generalization.py, --variant stall, terrain and
+                   hazards)
+- compare:         the README's `evolution.compare` command, its runs kept in
+                   runs/figures/compare: run again after a stop, it resumes
+                   them where they stopped (a finished run is not run again)
 
 `make figures` runs them all. Speed figures are `make bench`'s.
 """
@@ -24,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Where the comparison keeps its runs, so a stopped `make figures` resumes.
+COMPARE_DIR = ROOT / "runs" / "figures" / "compare"
 
 from evolution.loop.outputs import read_logbook  # noqa: E402
 
@@ -81,21 +86,22 @@ def baselines() -> None:
 
 def generalisation() -> None:
     python("benchmarks/generalization.py", check=True)
-    for earlier in ("terrain", "hazards"):     # the table of the recipe's steps
+    for earlier in ("stall", "terrain", "hazards"):     # the table of the recipe's steps
         python("benchmarks/generalization.py", "--variant", earlier, check=True)
 
 
 def compare() -> None:
     from evolution.cli.settings_file import write_settings
 
-    with tempfile.TemporaryDirectory() as tmp:
-        files = []
-        for method, sigma in INIT_SIGMA.items():
-            files.append(str(Path(tmp) / f"{method}.json"))
-            write_settings(files[-1], method, {"init_sigma": sigma})
-        python("-m", "evolution.compare", *COMPARE[:COMPARE.index("--")], "--out",
-               str(Path(tmp) / "runs"), "--settings", *files,
-               *COMPARE[COMPARE.index("--"):], check=True)
+    settings = COMPARE_DIR.parent / "compare-settings"
+    settings.mkdir(parents=True, exist_ok=True)
+    files = []
+    for method, sigma in INIT_SIGMA.items():
+        files.append(str(settings / f"{method}.json"))
+        write_settings(files[-1], method, {"init_sigma": sigma})
+    print(f"runs in {COMPARE_DIR.relative_to(ROOT)} (run again to resume them)", flush=True)
+    python("-m", "evolution.compare", *COMPARE[:COMPARE.index("--")], "--out",
+           str(COMPARE_DIR), "--settings", *files, *COMPARE[COMPARE.index("--"):], check=True)
 
 
 SECTIONS = {"main": main_table, "baselines": baselines,
