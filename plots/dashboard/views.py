@@ -183,15 +183,13 @@ def neat_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
         fig.tight_layout()
         parts.append(figure_html(fig, "NEAT species per generation"))
     try:
-        state = _checkpoint_search(run_dir, "species")
-        sizes = sorted(((s["key"], len(s["members"])) for s in state["meta"]["species"]),
-                       key=lambda kv: -kv[1])
+        generation, sizes = species_sizes(run_dir)
         fig = new_figure(4.5, 4.5)
         ax = fig.add_subplot(1, 1, 1)
         ax.bar([str(k) for k, _ in sizes], [n for _, n in sizes])
         ax.set_xlabel("species (key)")
         ax.set_ylabel("members")
-        ax.set_title(f"species sizes at generation {state['generation']}")
+        ax.set_title(f"species sizes at generation {generation}")
         fig.tight_layout()
         parts.append(figure_html(fig, "NEAT species sizes"))
     except ViewError as e:
@@ -200,6 +198,14 @@ def neat_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
     parts.append(note("The logbook records the number of species each generation; the "
                       "size of each species is kept only in the last checkpoint."))
     return "".join(parts)
+
+
+def species_sizes(run_dir: Path) -> tuple[int, list[tuple[int, int]]]:
+    """The generation of a NEAT run's checkpoint and its species as
+    (key, members), the largest first."""
+    state = _checkpoint_search(run_dir, "species")
+    sizes = [(int(s["key"]), len(s["members"])) for s in state["meta"]["species"]]
+    return state["generation"], sorted(sizes, key=lambda kv: (-kv[1], kv[0]))
 
 
 def topology_view(run_dir: Path) -> str:
