@@ -9,6 +9,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -200,3 +201,45 @@ def test_the_page_in_a_browser_follows_a_live_run(tmp_path, one_run):
             browser.close()
     finally:
         os.close(fd)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
+                                             "'chromium'; .ci/run installs it)")
+def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
+    playwright = pytest.importorskip("playwright.sync_api",
+                                     reason="Playwright not installed (the dev extra has it)")
+    from evolution.config import EvolutionConfig
+    from evolution.loop.evolve import evolve
+
+    root = tmp_path / "runs"
+    for algorithm in ("map-elites", "neat"):
+        evolve(EvolutionConfig(algorithm=algorithm, generations=2, population=6,
+                               max_steps=200, workers=1, seed=3), root / algorithm)
+    before = snapshot(root)
+    with dashboard(root) as (url, _), playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.goto(url)
+        cells = page.locator(".slick-cell")
+        cells.get_by_text("map-elites", exact=True).first.click()
+        archive = page.wait_for_selector("img[alt='MAP-Elites archive']", timeout=10000)
+        assert archive.evaluate("img => img.naturalWidth") > 300
+        # The fittest elite plays; the episode's line, its map and animation show.
+        page.locator("select").nth(1).select_option(index=1)
+        page.get_by_role("button", name="replay").click()
+        page.wait_for_selector("p.replay-result:has-text('elite of cell')", timeout=60000)
+        gif = page.wait_for_selector("img[alt='replay animation']", timeout=5000)
+        assert gif.evaluate("img => img.naturalWidth") > 300
+        # How the episode ended, as runners.replay prints it.
+        ending = re.compile(r"hillside: \w.* after \d+ frames")
+        assert page.locator("pre", has_text=ending).count() == 1
+        cells.get_by_text("neat", exact=True).first.click()
+        page.wait_for_selector("img[alt='best NEAT network']", timeout=10000)
+        assert page.locator("img[alt='MAP-Elites archive']").count() == 0
+        box = page.locator(".choices__input--cloned").first
+        for name in ("map-elites", "neat"):
+            box.click()
+            page.locator(".choices__item--choice", has_text=name).first.click()
+        page.wait_for_selector("img[alt='best fitness of the chosen runs']", timeout=10000)
+        browser.close()
+    assert snapshot(root) == before
