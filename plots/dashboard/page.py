@@ -7,14 +7,14 @@ on a stage picked in the page; the best-fitness curves of runs picked to
 compare, and an `evolution.compare` output directory's table and curves.
 A callback every second reads what changed on disk, so a running run's
 row, curves and method view move, and a run started after the page opened
-appears, without reloading the page. A replay plays on a worker thread,
-so the page stays live while it does.
+appears, without reloading the page. Pictures are drawn and replays
+played on one drawing thread, so the page stays live while they are.
 """
 from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -54,8 +54,10 @@ FORMATS = {"best": "0.000", "held_out": "0.0%", "validation": "0.0%", "frames": 
 CURVES = ("gen", "max", "mean", "min", "frames")
 # The files a run's method view is drawn from: it is drawn again when one changes.
 METHOD_FILES = ("logbook.csv", "checkpoint.npz", ARCHIVE_NAME, BEST_NAME)
-# Replays of every tab, one at a time, off the server's event loop.
-REPLAYS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dashboard-replay")
+# Every tab's pictures and replays are drawn here, one at a time, off the
+# server's event loop (which then keeps the pages live) and on one thread
+# (matplotlib is not thread-safe).
+DRAWING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dashboard-drawing")
 NO_COMPARISON = "(none)"
 
 
@@ -211,19 +213,32 @@ class Page:
             if self.replay_stage.value not in choices:
                 self.replay_stage.value = choices[0]
 
+    def off_loop(self, then, work, *args) -> None:
+        """Draw `work(*args)` (HTML) on the drawing thread, then call
+        `then(html)` back on the document's own thread."""
+        future = DRAWING.submit(guarded, work, *args)
+        doc = self.doc
+        future.add_done_callback(
+            lambda done: doc.add_next_tick_callback(partial(then, done.result())))
+
     def show_method(self, run: Run) -> None:
         """The method view, drawn again only when its files changed."""
         key = (run.path, tuple(file_stamp(run.path / n) for n in METHOD_FILES))
-        if key != self.method_key:
-            self.method_key = key
-            self.method_view.text = (f"<p><b>{_escape(run.name)}</b>: "
-                                     f"{_escape(run.settings.get('algorithm', ''))}</p>"
-                                     + views.method_view(run.path, run.settings, run.logbook))
-            who = views.elite_choices(run.path)
-            if [tuple(o) for o in self.replay_who.options] != who:
-                self.replay_who.options = who
-                if self.replay_who.value not in [value for value, _ in who]:
-                    self.replay_who.value = views.BEST_GENOME[0]
+        if key == self.method_key:
+            return
+        self.method_key = key
+        head = (f"<p><b>{_escape(run.name)}</b>: "
+                f"{_escape(run.settings.get('algorithm', ''))}</p>")
+
+        def shown(html: str) -> None:
+            if self.method_key == key:          # not a run chosen since
+                self.method_view.text = head + html
+        self.off_loop(shown, views.method_view, run.path, run.settings, run.logbook)
+        who = views.elite_choices(run.path)
+        if [tuple(o) for o in self.replay_who.options] != who:
+            self.replay_who.options = who
+            if self.replay_who.value not in [value for value, _ in who]:
+                self.replay_who.value = views.BEST_GENOME[0]
 
     # -- replay ------------------------------------------------------------------------
 
@@ -238,16 +253,13 @@ class Page:
         self.replaying = True
         self.replay_button.disabled = True
         self.replay_view.text = views.note(f"playing {run.name} on {stage} ...")
-        future = REPLAYS.submit(replay_html, run.path, run.settings, stage,
-                                self.replay_who.value)
-        doc = self.doc
-        future.add_done_callback(
-            lambda done: doc.add_next_tick_callback(partial(self.show_replay, done)))
+        self.off_loop(self.show_replay, views.replay_view, run.path, run.settings, stage,
+                      self.replay_who.value)
 
-    def show_replay(self, done: Future) -> None:
+    def show_replay(self, html: str) -> None:
         self.replaying = False
         self.replay_button.disabled = False
-        self.replay_view.text = done.result()
+        self.replay_view.text = html
 
     # -- compare -----------------------------------------------------------------------
 
@@ -260,10 +272,11 @@ class Page:
         if key == self.compare_key:
             return
         self.compare_key = key
-        try:
-            self.compare_view.text = views.compare_runs_view([r.path for r in picked])
-        except PlotError as e:
-            self.compare_view.text = views.note(str(e))
+
+        def shown(html: str) -> None:
+            if self.compare_key == key:
+                self.compare_view.text = html
+        self.off_loop(shown, views.compare_runs_view, [r.path for r in picked])
 
     def comparison_name(self, path: Path) -> str:
         return str(path.relative_to(self.runs.root)) if path != self.runs.root else path.name
@@ -278,21 +291,27 @@ class Page:
         if chosen is None:
             self.comparison_view.text = ""
             return
-        try:
-            self.comparison_view.text = views.comparison_view(chosen)
-        except PlotError as e:
-            self.comparison_view.text = views.note(str(e))
+
+        def shown(html: str) -> None:
+            if self.comparison_key == key:
+                self.comparison_view.text = html
+        self.off_loop(shown, views.comparison_view, chosen)
 
 
-def replay_html(run_dir: Path, settings: dict, stage: str, cell: str) -> str:
-    """The replay view, or one line saying why there is none (a failure
-    is shown, never left on a worker thread)."""
+def guarded(work, *args) -> str:
+    """`work(*args)`, or one line saying why it could not be drawn: a
+    failure is shown in the page, never lost on the drawing thread."""
     try:
-        return views.replay_view(run_dir, settings, stage, cell)
+        return work(*args)
     except (views.ViewError, PlotError) as e:
         return views.note(str(e))
     except Exception as e:          # noqa: BLE001 (the page must say, not hang)
-        return views.note(f"the replay failed: {type(e).__name__}: {e}")
+        return views.note(f"could not draw it: {type(e).__name__}: {e}")
+
+
+def replay_html(run_dir: Path, settings: dict, stage: str, cell: str) -> str:
+    """The replay view, or one line saying why there is none."""
+    return guarded(views.replay_view, run_dir, settings, stage, cell)
 
 
 def _column(name: str) -> TableColumn:
