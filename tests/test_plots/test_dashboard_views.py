@@ -215,3 +215,46 @@ def test_an_evolution_compare_directory_shows_its_table_and_curves(tmp_path):
     (out / "compare.json").write_text("{}")
     with pytest.raises(PlotError, match="not a comparison"):
         views.comparison_view(out)
+
+
+class ImmediateDoc:
+    """A document whose next-tick callbacks run at once, on the drawing
+    thread: enough for a page no browser holds."""
+
+    def add_next_tick_callback(self, callback) -> None:
+        callback()
+
+
+def drawn() -> None:
+    from plots.dashboard.page import DRAWING
+
+    DRAWING.submit(lambda: None).result(timeout=60)
+
+
+def test_the_archive_in_the_page_follows_the_run(method_runs, tmp_path):
+    import shutil
+
+    from plots.dashboard.page import Page
+
+    root = tmp_path / "runs"
+    shutil.copytree(method_runs / "map-elites", root / "me")
+    page = Page(RunsDir(root), ImmediateDoc())
+    page.refresh()
+    page.chosen = "me"
+    page.show_run()
+    drawn()
+    first = images(page.method_view.text)["MAP-Elites archive"]
+    assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective)
+    # The run writes its archive again (here one elite fewer, which a
+    # real run never writes, but any change must show).
+    with np.load(root / "me" / "archive.npz") as held:
+        arrays = {k: held[k] for k in held.files}
+    for name in ("solution", "objective", "measures", "cell"):
+        arrays[name] = arrays[name][1:]
+    from runners.archive_file import write_archive_file
+
+    write_archive_file(root / "me" / "archive.npz", arrays)
+    page.refresh()
+    drawn()
+    assert images(page.method_view.text)["MAP-Elites archive"] != first
+    assert len(page.replay_who.options) == len(load_archive(root / "me").objective) + 1
