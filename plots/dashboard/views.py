@@ -13,8 +13,10 @@ import io
 import json
 import math
 import tempfile
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -277,24 +279,29 @@ def draw_network(genome: np.ndarray) -> Figure:
 # -- replay ------------------------------------------------------------------------------
 
 BEST_GENOME = ("", "the best genome")
+# Who plays, when a baseline agent does: "agent:NAME".
+AGENT_PREFIX = "agent:"
 
 
 def elite_choices(run_dir: Path) -> list[tuple[str, str]]:
-    """Who can be replayed: the best genome, then, in a MAP-Elites run,
-    each elite of its archive, the fittest first, as (cell "I,J", label)."""
+    """Who can be replayed, as (value, label): the best genome (""), then,
+    in a MAP-Elites run, each elite of its archive, the fittest first
+    ("I,J"), then the baseline agents ("agent:NAME")."""
+    from runners.agents import BASELINES
     from runners.archive_file import ARCHIVE_NAME, ArchiveFileError, load_archive
 
+    agents = [(f"{AGENT_PREFIX}{name}", f"baseline agent {name}") for name in BASELINES]
     if not (run_dir / ARCHIVE_NAME).is_file():
-        return [BEST_GENOME]
+        return [BEST_GENOME, *agents]
     try:
         archive = load_archive(run_dir)
     except ArchiveFileError:
-        return [BEST_GENOME]
+        return [BEST_GENOME, *agents]
     order = np.argsort(-np.asarray(archive.objective), kind="stable")
     return [BEST_GENOME] + [
         (f"{archive.cell[k][0]},{archive.cell[k][1]}",
          f"elite of cell {archive.cell[k][0]},{archive.cell[k][1]} "
-         f"(fitness {archive.objective[k]:.3f})") for k in order]
+         f"(fitness {archive.objective[k]:.3f})") for k in order] + agents
 
 
 def replay_choices(settings: dict) -> list[str]:
@@ -305,9 +312,20 @@ def replay_choices(settings: dict) -> list[str]:
     return own + [s for s in list_stages() if s not in own]
 
 
-def replay_view(run_dir: Path, settings: dict, stage_name: str, cell: str = "") -> str:
-    """Play the run's best genome, or the elite of archive cell "I,J" of a
-    MAP-Elites run, on one stage (one of the run's own, a built-in one, or
+@dataclass(frozen=True)
+class Player:
+    """Who a replay plays, and with which runner settings."""
+
+    label: str
+    agent: Callable[[], Any]
+    observation: str
+    max_steps: int
+    stall_frames: int | None
+
+
+def replay_view(run_dir: Path, settings: dict, stage_name: str, who: str = "") -> str:
+    """Play the run's best genome, the elite of archive cell `who` ("I,J")
+    of a MAP-Elites run, or baseline agent `who` ("agent:NAME"), on one stage (one of the run's own, a built-in one, or
     gen:DIFFICULTY:SEED) and show the
     stage map with its trajectory and the animation. Writes nothing into
     the run directory: the GIF is drawn in a temporary directory."""
@@ -315,21 +333,34 @@ def replay_view(run_dir: Path, settings: dict, stage_name: str, cell: str = "") 
     from plots.stage_map import draw_stage_map
     from runners.episode import resolve_stage
     from runners.genome_file import BEST_NAME, GenomeFileError, load_genome_file, locate_stage
+    from runners.agents import BASELINES, make_baseline
     from runners.archive_file import ArchiveFileError
+    from runners.episode import DEFAULT_STALL_FRAMES
     from runners.replay import STAGES_ACCEPTED, elite_record, format_result, replay_episode
+    from speednik.constants import DEFAULT_MAX_STEPS
     from speednik.stages import StageSetError, expand_stages
 
-    try:
-        record = load_genome_file(run_dir / BEST_NAME)
-    except GenomeFileError as e:
-        raise ViewError(f"nothing to replay: {e}") from None
-    who = f"{run_dir.name}'s best genome"
-    if cell.strip():
+    who = who.strip()
+    if who.startswith(AGENT_PREFIX):
+        name = who[len(AGENT_PREFIX):]
+        if name not in BASELINES:
+            raise ViewError(f"unknown agent {name!r}; accepted: {', '.join(BASELINES)}")
+        player = Player(f"baseline agent {name}", partial(make_baseline, name), "basic",
+                        DEFAULT_MAX_STEPS, DEFAULT_STALL_FRAMES)
+    else:
         try:
-            record = elite_record(record, cell.strip())
-        except (ArchiveFileError, ValueError) as e:
-            raise ViewError(f"no elite to replay: {e}") from None
-        who = f"{run_dir.name}'s elite of cell {cell.strip()}"
+            record = load_genome_file(run_dir / BEST_NAME)
+        except GenomeFileError as e:
+            raise ViewError(f"nothing to replay: {e}") from None
+        label = f"{run_dir.name}'s best genome"
+        if who:
+            try:
+                record = elite_record(record, who)
+            except (ArchiveFileError, ValueError) as e:
+                raise ViewError(f"no elite to replay: {e}") from None
+            label = f"{run_dir.name}'s elite of cell {who}"
+        player = Player(label, record.policy, record.observation, record.max_steps,
+                        record.stall_frames)
     text = stage_name.strip()
     # No other path: the page reads no file outside RUNS_DIR a visitor names.
     if text not in replay_choices(settings) and not text.startswith("gen:"):
@@ -351,14 +382,14 @@ def replay_view(run_dir: Path, settings: dict, stage_name: str, cell: str = "") 
         message = str(e)
         raise ViewError(message if "accepted" in message
                         else f"{message}; {STAGES_ACCEPTED}") from None
-    result = replay_episode(record.policy(), stage, record.observation, record.max_steps,
-                            record.stall_frames, record=True)
-    fig = draw_stage_map(stage, result, label=who)
+    result = replay_episode(player.agent(), stage, player.observation, player.max_steps,
+                            player.stall_frames, record=True)
+    fig = draw_stage_map(stage, result, label=player.label)
     with tempfile.TemporaryDirectory(prefix="speednik-dashboard-") as tmp:
         gif = write_replay_gif(result, stage, Path(tmp) / "replay.gif",
                                max_frames=PAGE_GIF_MAX_FRAMES, scale=PAGE_GIF_SCALE)
         gif_data = base64.b64encode(gif.read_bytes()).decode("ascii")
-    return (f"<p class='replay-result'><b>{html.escape(who)} on "
+    return (f"<p class='replay-result'><b>{html.escape(player.label)} on "
             f"{html.escape(text)}</b></p><pre>{html.escape(format_result(result).strip())}</pre>"
             + figure_html(fig, "replay over the stage map")
             + f'<br><img alt="replay animation" src="data:image/gif;base64,{gif_data}">')

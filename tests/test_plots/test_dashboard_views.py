@@ -24,6 +24,7 @@ from plots import PlotError, new_figure
 from plots.dashboard import views
 from plots.dashboard.page import replay_html
 from plots.dashboard.runs import RunsDir, read_logbook_table
+from runners.agents import BASELINES
 from runners.archive_file import load_archive
 from runners.genome_file import load_genome_file
 from runners.replay import format_result, replay_episode
@@ -161,12 +162,29 @@ def test_the_replay_of_an_elite_plays_that_cell(method_runs):
     choices = views.elite_choices(run)
     archive = load_archive(run)
     assert choices[0] == views.BEST_GENOME
-    assert len(choices) == 1 + len(archive.objective)
+    elites = len(archive.objective)
+    assert len(choices) == 1 + elites + len(BASELINES)
     best_cell = archive.cell[int(np.argmax(archive.objective))]
     assert choices[1][0] == f"{best_cell[0]},{best_cell[1]}"
-    html = views.replay_view(run, settings_of(run), "hillside", choices[-1][0])
-    assert f"elite of cell {choices[-1][0]}" in html
-    assert views.elite_choices(method_runs / "neat") == [views.BEST_GENOME]
+    html = views.replay_view(run, settings_of(run), "hillside", choices[elites][0])
+    assert f"elite of cell {choices[elites][0]}" in html
+    assert [value for value, _ in views.elite_choices(method_runs / "neat")] == \
+        ["", *(f"agent:{name}" for name in BASELINES)]
+
+
+def test_the_replay_of_a_baseline_agent_plays_it(method_runs):
+    from runners.agents import make_baseline
+    from runners.episode import DEFAULT_STALL_FRAMES
+    from speednik.constants import DEFAULT_MAX_STEPS
+
+    run = method_runs / "neat"
+    html = views.replay_view(run, settings_of(run), "pipeworks", "agent:jump-runner")
+    result = replay_episode(make_baseline("jump-runner"), "pipeworks", "basic",
+                            DEFAULT_MAX_STEPS, DEFAULT_STALL_FRAMES)
+    assert "baseline agent jump-runner on pipeworks" in html
+    assert format_result(result).strip() in html_text.unescape(html)
+    with pytest.raises(views.ViewError, match="unknown agent 'nobody'; accepted: idle"):
+        views.replay_view(run, settings_of(run), "pipeworks", "agent:nobody")
 
 
 @pytest.mark.parametrize("stage, said", [
@@ -244,7 +262,8 @@ def test_the_archive_in_the_page_follows_the_run(method_runs, tmp_path):
     page.show_run()
     drawn()
     first = images(page.method_view.text)["MAP-Elites archive"]
-    assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective)
+    assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective) \
+        + len(BASELINES)
     # The run writes its archive again (here one elite fewer, which a
     # real run never writes, but any change must show).
     with np.load(root / "me" / "archive.npz") as held:
@@ -257,4 +276,5 @@ def test_the_archive_in_the_page_follows_the_run(method_runs, tmp_path):
     page.refresh()
     drawn()
     assert images(page.method_view.text)["MAP-Elites archive"] != first
-    assert len(page.replay_who.options) == len(load_archive(root / "me").objective) + 1
+    assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective) \
+        + len(BASELINES)
