@@ -108,7 +108,7 @@ class Page:
         self.replay_view = Div(text="", width=1250)
         self.replaying = False
         self.compare_pick = MultiChoice(title="runs to overlay", value=[], options=[],
-                                        width=1000)
+                                        width=1000, name="compare-runs")
         self.compare_view = Div(text="", width=1250)
         self.compare_key: tuple | None = None
         self.comparison = Select(title="evolution.compare output", value=NO_COMPARISON,
