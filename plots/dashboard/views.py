@@ -27,6 +27,9 @@ from plots import PlotError, new_figure
 # size would be megabytes sent over the websocket.
 PAGE_GIF_MAX_FRAMES = 400
 PAGE_GIF_SCALE = 2
+# A generated set among a run's stages offers its first few for replay
+# (any other is typed as gen:DIFFICULTY:SEED).
+SET_STAGES_OFFERED = 8
 # The widest a picture is shown (a stage map is drawn wider).
 MAX_WIDTH = 1250
 
@@ -305,11 +308,20 @@ def elite_choices(run_dir: Path) -> list[tuple[str, str]]:
 
 
 def replay_choices(settings: dict) -> list[str]:
-    """The stages to offer: the run's own, then the built-in ones."""
-    from speednik.stages import list_stages
+    """The stages to offer: the run's own training, held-out and
+    validation stages (the first `SET_STAGES_OFFERED` of each generated
+    set), then the built-in ones."""
+    from speednik.stages import StageSetError, expand_stages, list_stages
 
-    own = [str(s) for s in settings.get("stages", [])]
-    return own + [s for s in list_stages() if s not in own]
+    offered: list[str] = []
+    for key in ("stages", "test_stages", "validation_stages"):
+        for given in settings.get(key) or []:
+            try:
+                names = expand_stages([str(given)])[:SET_STAGES_OFFERED]
+            except (StageSetError, ValueError):
+                continue
+            offered += [n for n in names if n not in offered]
+    return offered + [s for s in list_stages() if s not in offered]
 
 
 @dataclass(frozen=True)

@@ -278,3 +278,14 @@ def test_the_archive_in_the_page_follows_the_run(method_runs, tmp_path):
     assert images(page.method_view.text)["MAP-Elites archive"] != first
     assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective) \
         + len(BASELINES)
+
+
+def test_the_stages_offered_for_replay_are_the_runs_own_then_the_built_in_ones():
+    from speednik.stages import list_stages
+
+    settings = {"stages": ["pipeworks", "gen:easy:0-31"], "test_stages": ["gen:hard:100-101"],
+                "validation_stages": None}
+    offered = views.replay_choices(settings)
+    own = ["pipeworks", *(f"gen:easy:{i}" for i in range(views.SET_STAGES_OFFERED)),
+           "gen:hard:100", "gen:hard:101"]
+    assert offered == own + [s for s in list_stages() if s != "pipeworks"]
