@@ -215,7 +215,11 @@ class Page:
 
     def off_loop(self, then, work, *args) -> None:
         """Draw `work(*args)` (HTML) on the drawing thread, then call
-        `then(html)` back on the document's own thread."""
+        `then(html)` back on the document's own thread (at once, for a
+        page no server holds)."""
+        if self.doc is None:
+            then(guarded(work, *args))
+            return
         future = DRAWING.submit(guarded, work, *args)
         doc = self.doc
         future.add_done_callback(

@@ -289,3 +289,19 @@ def test_the_stages_offered_for_replay_are_the_runs_own_then_the_built_in_ones()
     own = ["pipeworks", *(f"gen:easy:{i}" for i in range(views.SET_STAGES_OFFERED)),
            "gen:hard:100", "gen:hard:101"]
     assert offered == own + [s for s in list_stages() if s != "pipeworks"]
+
+
+def test_a_page_no_server_holds_draws_at_once(method_runs, tmp_path):
+    import shutil
+
+    from plots.dashboard.page import Page
+
+    root = tmp_path / "runs"
+    shutil.copytree(method_runs / "neat", root / "neat")
+    page = Page(RunsDir(root))
+    page.refresh()
+    page.chosen = "neat"
+    page.compare_pick.value = ["neat"]
+    page.show_run()
+    assert "best NEAT network" in images(page.method_view.text)
+    assert "best fitness of the chosen runs" in images(page.compare_view.text)
