@@ -2,7 +2,9 @@
 (nested, damaged and running ones included), read without writing; the
 server's safety (404 for a path that climbs out, one-line errors, Ctrl-C);
 and the page in a real browser (headless Chromium): the runs, a live
-run's new generation and a new run appearing without a reload."""
+run's new generation and a new run appearing without a reload; a
+MAP-Elites run's archive, an elite replayed, a NEAT run's network and runs
+overlaid (the views themselves: test_dashboard_views.py)."""
 from __future__ import annotations
 
 import contextlib
