@@ -24,13 +24,15 @@ from plots.fitness import RunData, read_run
 # apart (results are identical on any number of workers).
 IGNORED_SETTINGS = ("workers", "checkpoint_every", "seed")
 # The settings people vary most come first in a label.
-LABEL_ORDER = ("population", "observation", "stages", "generations", "max_steps",
+LABEL_ORDER = ("algorithm", "population", "observation", "stages", "generations", "max_steps",
                "stall_frames")
 
 
 def _format_setting(key: str, value: Any) -> str:
     if key == "seed":
         return f"seed {value}"
+    if key == "algorithm":
+        return str(value)
     if key == "population":
         return f"pop {value}"
     if key == "observation":

@@ -5,6 +5,8 @@ read from the files the runs write and never writing to them.
 - `runs`: the run directories as table rows (status from the run's lock,
   checkpoint and logbook);
 - `page`: the Bokeh document of one browser tab;
+- `views`: what a chosen run shows besides its curves (its method's own
+  state, a replay, comparisons), as HTML with the pictures `plots` draws;
 - `server`: the server, its address and its safety (127.0.0.1 unless told
   otherwise, nothing served outside RUNS_DIR's reading and Bokeh's assets).
 """

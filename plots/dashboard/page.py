@@ -1,14 +1,21 @@
 """The dashboard's page, one Bokeh document per browser tab: the runs
 table (sortable, filtered by method or stage), and the run chosen in it:
 its fitness curves against generations or frames played, its held-out and
-validation completion, and its settings. A callback every second reads
-what changed on disk, so a running run's row and curves move, and a run
-started after the page opened appears, without reloading the page.
+validation completion, its settings, and what its search method has of
+its own (`views.method_view`); a replay of its best genome (or an elite)
+on a stage picked in the page; the best-fitness curves of runs picked to
+compare, and an `evolution.compare` output directory's table and curves.
+A callback every second reads what changed on disk, so a running run's
+row, curves and method view move, and a run started after the page opened
+appears, without reloading the page. Pictures are drawn and replays
+played on one drawing thread, so the page stays live while they are.
 """
 from __future__ import annotations
 
 import json
 import math
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +23,11 @@ from bokeh.document import Document
 from bokeh.layouts import column, row
 from bokeh.models import (
     AllIndices,
+    Button,
     ColumnDataSource,
     DataTable,
     Div,
+    MultiChoice,
     NumberFormatter,
     RadioButtonGroup,
     Select,
@@ -27,7 +36,11 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from plots.dashboard.runs import COLUMNS, RunsDir, stage_count
+from plots import PlotError
+from plots.dashboard import views
+from plots.dashboard.runs import COLUMNS, Run, RunsDir, file_stamp, stage_count
+from runners.archive_file import ARCHIVE_NAME
+from runners.genome_file import BEST_NAME
 
 REFRESH_MS = 1000
 ALL = "all methods"
@@ -39,13 +52,21 @@ TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
 # page makes its own formatters).
 FORMATS = {"best": "0.000", "held_out": "0.0%", "validation": "0.0%", "frames": "0,0"}
 CURVES = ("gen", "max", "mean", "min", "frames")
+# The files a run's method view is drawn from: it is drawn again when one changes.
+METHOD_FILES = ("logbook.csv", "checkpoint.npz", ARCHIVE_NAME, BEST_NAME)
+# Every tab's pictures and replays are drawn here, one at a time, off the
+# server's event loop (which then keeps the pages live) and on one thread
+# (matplotlib is not thread-safe).
+DRAWING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dashboard-drawing")
+NO_COMPARISON = "(none)"
 
 
 class Page:
     """The widgets of one document and how they follow the runs."""
 
-    def __init__(self, runs: RunsDir) -> None:
+    def __init__(self, runs: RunsDir, doc: Document | None = None) -> None:
         self.runs = runs
+        self.doc = doc
         self.all_rows: list[dict[str, Any]] = []
         self.chosen: str | None = None
         self.table_source = ColumnDataSource({c: [] for c in COLUMNS})
@@ -75,16 +96,44 @@ class Page:
                            color="green", marker="square", legend_label="validation")
         self.tests.legend.location = "bottom_right"
         self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
+        self.method_view = Div(text="", width=1250)
+        self.method_key: tuple | None = None
+        self.replay_stage = Select(title="stage", value="", options=[], width=220)
+        self.replay_gen = TextInput(title="or a generated stage", value="",
+                                    placeholder="gen:easy:7", width=180)
+        self.replay_who = Select(title="who plays", value=views.BEST_GENOME[0],
+                                 options=[views.BEST_GENOME], width=300)
+        self.replay_button = Button(label="replay", button_type="primary", width=120,
+                                    align="end")
+        self.replay_view = Div(text="", width=1250)
+        self.replaying = False
+        self.compare_pick = MultiChoice(title="runs to overlay", value=[], options=[],
+                                        width=1000, name="compare-runs")
+        self.compare_view = Div(text="", width=1250)
+        self.compare_key: tuple | None = None
+        self.comparison = Select(title="evolution.compare output", value=NO_COMPARISON,
+                                 options=[NO_COMPARISON], width=400)
+        self.comparison_view = Div(text="", width=1300)
+        self.comparison_key: tuple | None = None
 
         self.method.on_change("value", lambda attr, old, new: self.show_rows())
         self.stage.on_change("value", lambda attr, old, new: self.show_rows())
         self.axis.on_change("active", lambda attr, old, new: self.show_run())
         self.table_source.selected.on_change("indices", self.on_select)
+        self.replay_button.on_click(self.on_replay)
+        self.compare_pick.on_change("value", lambda attr, old, new: self.show_compare())
+        self.comparison.on_change("value", lambda attr, old, new: self.show_comparison())
 
     def layout(self):
         return column(Div(text=f"<h2>Speednik Evolve: runs in {self.runs.root}</h2>"),
                       row(self.method, self.stage, self.count), self.table, self.detail,
-                      self.axis, row(self.fitness, self.tests))
+                      self.axis, row(self.fitness, self.tests),
+                      Div(text="<h3>the method's own</h3>"), self.method_view,
+                      Div(text="<h3>replay</h3>"),
+                      row(self.replay_who, self.replay_stage, self.replay_gen,
+                          self.replay_button), self.replay_view,
+                      Div(text="<h3>compare runs</h3>"), self.compare_pick, self.compare_view,
+                      self.comparison, self.comparison_view)
 
     # -- the table ---------------------------------------------------------------------
 
@@ -94,6 +143,14 @@ class Page:
         self.method.options = [ALL, *methods]
         self.show_rows()
         self.show_run()
+        names = [r["name"] for r in self.all_rows]
+        if list(self.compare_pick.options) != names:
+            self.compare_pick.options = names
+        self.show_compare()
+        found = [self.comparison_name(p) for p in self.runs.comparisons]
+        if list(self.comparison.options) != [NO_COMPARISON, *found]:
+            self.comparison.options = [NO_COMPARISON, *found]
+        self.show_comparison()
 
     def shown_rows(self) -> list[dict[str, Any]]:
         want, text = self.method.value, self.stage.value.strip()
@@ -122,8 +179,11 @@ class Page:
 
     # -- the chosen run ----------------------------------------------------------------
 
+    def chosen_run(self) -> Run | None:
+        return next((r for r in self.runs.runs() if r.name == self.chosen), None)
+
     def show_run(self) -> None:
-        run = next((r for r in self.runs.runs() if r.name == self.chosen), None)
+        run = self.chosen_run()
         if run is None:
             return
         log = run.logbook
@@ -146,6 +206,116 @@ class Page:
                             f"{held['status']}, {held['generation']} generations"
                             f"<details><summary>settings</summary><pre>{_escape(settings)}"
                             f"</pre></details>")
+        self.show_method(run)
+        choices = views.replay_choices(run.settings)
+        if list(self.replay_stage.options) != choices:
+            self.replay_stage.options = choices
+            if self.replay_stage.value not in choices:
+                self.replay_stage.value = choices[0]
+
+    def off_loop(self, then, work, *args) -> None:
+        """Draw `work(*args)` (HTML) on the drawing thread, then call
+        `then(html)` back on the document's own thread (at once, for a
+        page no server holds)."""
+        if self.doc is None:
+            then(guarded(work, *args))
+            return
+        future = DRAWING.submit(guarded, work, *args)
+        doc = self.doc
+        future.add_done_callback(
+            lambda done: doc.add_next_tick_callback(partial(then, done.result())))
+
+    def show_method(self, run: Run) -> None:
+        """The method view, drawn again only when its files changed."""
+        key = (run.path, tuple(file_stamp(run.path / n) for n in METHOD_FILES))
+        if key == self.method_key:
+            return
+        self.method_key = key
+        head = (f"<p><b>{_escape(run.name)}</b>: "
+                f"{_escape(run.settings.get('algorithm', ''))}</p>")
+
+        def shown(html: str) -> None:
+            if self.method_key == key:          # not a run chosen since
+                self.method_view.text = head + html
+        self.off_loop(shown, views.method_view, run.path, run.settings, run.logbook)
+        who = views.elite_choices(run.path)
+        if [tuple(o) for o in self.replay_who.options] != who:
+            self.replay_who.options = who
+            if self.replay_who.value not in [value for value, _ in who]:
+                self.replay_who.value = views.BEST_GENOME[0]
+
+    # -- replay ------------------------------------------------------------------------
+
+    def on_replay(self) -> None:
+        run = self.chosen_run()
+        if run is None:
+            self.replay_view.text = views.note("choose a run in the table first")
+            return
+        if self.replaying:
+            return
+        stage = self.replay_gen.value.strip() or self.replay_stage.value
+        self.replaying = True
+        self.replay_button.disabled = True
+        self.replay_view.text = views.note(f"playing {run.name} on {stage} ...")
+        self.off_loop(self.show_replay, views.replay_view, run.path, run.settings, stage,
+                      self.replay_who.value)
+
+    def show_replay(self, html: str) -> None:
+        self.replaying = False
+        self.replay_button.disabled = False
+        self.replay_view.text = html
+
+    # -- compare -----------------------------------------------------------------------
+
+    def show_compare(self) -> None:
+        """The picked runs' best-fitness curves, drawn again when a
+        logbook changed."""
+        runs = {r.name: r for r in self.runs.runs()}
+        picked = [runs[n] for n in self.compare_pick.value if n in runs]
+        key = tuple((r.path, file_stamp(r.path / "logbook.csv")) for r in picked)
+        if key == self.compare_key:
+            return
+        self.compare_key = key
+
+        def shown(html: str) -> None:
+            if self.compare_key == key:
+                self.compare_view.text = html
+        self.off_loop(shown, views.compare_runs_view, [r.path for r in picked])
+
+    def comparison_name(self, path: Path) -> str:
+        return str(path.relative_to(self.runs.root)) if path != self.runs.root else path.name
+
+    def show_comparison(self) -> None:
+        chosen = next((p for p in self.runs.comparisons
+                       if self.comparison_name(p) == self.comparison.value), None)
+        key = None if chosen is None else (chosen, file_stamp(chosen / "compare.json"))
+        if key == self.comparison_key:
+            return
+        self.comparison_key = key
+        if chosen is None:
+            self.comparison_view.text = ""
+            return
+
+        def shown(html: str) -> None:
+            if self.comparison_key == key:
+                self.comparison_view.text = html
+        self.off_loop(shown, views.comparison_view, chosen)
+
+
+def guarded(work, *args) -> str:
+    """`work(*args)`, or one line saying why it could not be drawn: a
+    failure is shown in the page, never lost on the drawing thread."""
+    try:
+        return work(*args)
+    except (views.ViewError, PlotError) as e:
+        return views.note(str(e))
+    except Exception as e:          # noqa: BLE001 (the page must say, not hang)
+        return views.note(f"could not draw it: {type(e).__name__}: {e}")
+
+
+def replay_html(run_dir: Path, settings: dict, stage: str, cell: str) -> str:
+    """The replay view, or one line saying why there is none."""
+    return guarded(views.replay_view, run_dir, settings, stage, cell)
 
 
 def _column(name: str) -> TableColumn:
@@ -172,7 +342,7 @@ def make_document(root: Path):
     runs = RunsDir(root)
 
     def build(doc: Document) -> None:
-        page = Page(runs)
+        page = Page(runs, doc)
         page.refresh()
         doc.title = "Speednik Evolve dashboard"
         doc.add_root(page.layout())

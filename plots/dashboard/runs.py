@@ -20,6 +20,7 @@ from typing import Any
 
 from evolution.loop.checkpoint import CHECKPOINT_NAME
 from evolution.loop.outputs import CONFIG_NAME, LOGBOOK_NAME
+from plots.methods import COMPARE_NAME
 from speednik.stages import StageSetError, expand_stages
 
 # Columns of the runs table, in order.
@@ -169,19 +170,24 @@ class RunsDir:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._cache: dict[Path, tuple[tuple, Run]] = {}
+        # The `evolution.compare` output directories the last walk found.
+        self.comparisons: list[Path] = []
 
     def run_dirs(self) -> list[Path]:
-        found = []
+        found, comparisons = [], []
         for folder, dirs, files in os.walk(self.root):
             dirs.sort()
             if CONFIG_NAME in files or LOGBOOK_NAME in files:
                 found.append(Path(folder))
+            if COMPARE_NAME in files:
+                comparisons.append(Path(folder))
+        self.comparisons = comparisons
         return found
 
     def runs(self) -> list[Run]:
         out = []
         for path in self.run_dirs():
-            key = tuple(_stamp(path / n) for n in (CONFIG_NAME, LOGBOOK_NAME, CHECKPOINT_NAME))
+            key = tuple(file_stamp(path / n) for n in (CONFIG_NAME, LOGBOOK_NAME, CHECKPOINT_NAME))
             held = self._cache.get(path)
             if held is None or held[0] != key or held[1].status == "running":
                 name = str(path.relative_to(self.root)) if path != self.root else path.name
@@ -200,7 +206,7 @@ class RunsDir:
         return rows
 
 
-def _stamp(path: Path) -> tuple[float, int]:
+def file_stamp(path: Path) -> tuple[float, int]:
     try:
         st = path.stat()
         return st.st_mtime_ns, st.st_size

@@ -2,13 +2,16 @@
 (nested, damaged and running ones included), read without writing; the
 server's safety (404 for a path that climbs out, one-line errors, Ctrl-C);
 and the page in a real browser (headless Chromium): the runs, a live
-run's new generation and a new run appearing without a reload."""
+run's new generation and a new run appearing without a reload; a
+MAP-Elites run's archive, an elite replayed, a NEAT run's network and runs
+overlaid (the views themselves: test_dashboard_views.py)."""
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -200,3 +203,44 @@ def test_the_page_in_a_browser_follows_a_live_run(tmp_path, one_run):
             browser.close()
     finally:
         os.close(fd)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
+                                             "'chromium'; .ci/run installs it)")
+def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
+    playwright = pytest.importorskip("playwright.sync_api",
+                                     reason="Playwright not installed (the dev extra has it)")
+    from evolution.config import EvolutionConfig
+    from evolution.loop.evolve import evolve
+
+    root = tmp_path / "runs"
+    for algorithm in ("map-elites", "neat"):
+        evolve(EvolutionConfig(algorithm=algorithm, generations=2, population=6,
+                               max_steps=200, workers=1, seed=3), root / algorithm)
+    before = snapshot(root)
+    with dashboard(root) as (url, _), playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.goto(url)
+        cells = page.locator(".slick-cell")
+        cells.get_by_text("map-elites", exact=True).first.click()
+        archive = page.wait_for_selector("img[alt='MAP-Elites archive']", timeout=30000)
+        assert archive.evaluate("img => img.naturalWidth") > 300
+        # The fittest elite plays; the episode's line, its map and animation show.
+        page.locator("select").nth(1).select_option(index=1)
+        page.get_by_role("button", name="replay").click()
+        page.wait_for_selector("p.replay-result:has-text('elite of cell')", timeout=120000)
+        gif = page.wait_for_selector("img[alt='replay animation']", timeout=30000)
+        assert gif.evaluate("img => img.naturalWidth") > 300
+        # How the episode ended, as runners.replay prints it.
+        ending = re.compile(r"hillside: \w.* after \d+ frames")
+        assert page.locator("pre", has_text=ending).count() == 1
+        cells.get_by_text("neat", exact=True).first.click()
+        page.wait_for_selector("img[alt='best NEAT network']", timeout=30000)
+        assert page.locator("img[alt='MAP-Elites archive']").count() == 0
+        # Picked as the widget does (its typing and clicking is Bokeh's own).
+        page.evaluate("Bokeh.documents[0].get_model_by_name('compare-runs').value = "
+                      "['map-elites', 'neat']")
+        page.wait_for_selector("img[alt='best fitness of the chosen runs']", timeout=30000)
+        browser.close()
+    assert snapshot(root) == before

@@ -201,6 +201,10 @@ def test_compare_labels_show_the_seed_and_only_the_settings_that_differ(tmp_path
     d = read_run(make_run(tmp_path / "d", seed=1))
     labels = run_labels([a, d])
     assert len(set(labels)) == 2 and all(label.startswith("seed 1") for label in labels)
+    # Runs of different methods are told apart by the method first.
+    e = read_run(make_run(tmp_path / "e", seed=1, algorithm="cmaes"))
+    f = read_run(make_run(tmp_path / "f", seed=1, algorithm="map-elites", population=60))
+    assert run_labels([e, f]) == ["seed 1, cmaes, pop 20", "seed 1, map-elites, pop 60"]
 
 
 def test_compare_draws_one_best_curve_per_run(tmp_path):

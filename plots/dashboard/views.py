@@ -1,0 +1,443 @@
+"""What the dashboard shows of one run besides its curves, as HTML the
+page puts in a Div: the search method's own state, a replay of the best
+genome, and comparisons. Each picture is drawn by the `plots` command that
+draws it on disk (`plots archive`, `plots replay`, `plots compare`,
+`plots methods`) and embedded in the page as a data URL, so the server
+serves no file and writes none into RUNS_DIR.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+import tempfile
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from plots import PlotError, new_figure
+
+# A GIF in the page is kept small: every frame of a long episode at game
+# size would be megabytes sent over the websocket.
+PAGE_GIF_MAX_FRAMES = 400
+PAGE_GIF_SCALE = 2
+# A generated set among a run's stages offers its first few for replay
+# (any other is typed as gen:DIFFICULTY:SEED).
+SET_STAGES_OFFERED = 8
+# The widest a picture is shown (a stage map is drawn wider).
+MAX_WIDTH = 1250
+
+
+class ViewError(ValueError):
+    """What a view cannot show, in one sentence for the page."""
+
+
+def figure_html(fig: Figure, alt: str) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return (f'<img alt="{html.escape(alt)}" style="max-width:{MAX_WIDTH}px" '
+            f'src="data:image/png;base64,{data}">')
+
+
+def note(text: str) -> str:
+    return f"<p><i>{html.escape(text)}</i></p>"
+
+
+def numbers_table(rows: Sequence[tuple[str, Any]], caption: str) -> str:
+    cells = "".join(f"<tr><td>{html.escape(k)}</td><td style='text-align:right'>"
+                    f"{html.escape(_number(v))}</td></tr>" for k, v in rows)
+    return (f"<table class='numbers'><caption style='text-align:left'><b>"
+            f"{html.escape(caption)}</b></caption>{cells}</table>")
+
+
+def _number(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+# -- the method's own view ---------------------------------------------------------------
+
+def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) -> str:
+    """The HTML of what the run's search method has of its own."""
+    algorithm = settings.get("algorithm", "")
+    try:
+        if algorithm == "map-elites":
+            return archive_view(run_dir, logbook)
+        if algorithm == "neat":
+            return neat_view(run_dir, logbook)
+        if algorithm == "cmaes":
+            return cmaes_view(run_dir, settings)
+        if algorithm == "openai-es":
+            return openai_es_view(run_dir, settings)
+    except (PlotError, ViewError) as e:
+        return note(str(e))
+    return note(f"{algorithm or 'this method'} keeps nothing of its own beyond the "
+                f"population whose fitness is drawn above")
+
+
+def archive_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
+    from plots.archive import draw_archive
+
+    fig = draw_archive(new_figure(7, 5), run_dir)
+    parts = [figure_html(fig, "MAP-Elites archive")]
+    curves = {k: logbook[k] for k in ("qd_score", "coverage") if logbook.get(k)}
+    if curves:
+        fig = new_figure(5, 5)
+        for i, (name, values) in enumerate(curves.items()):
+            ax = fig.add_subplot(len(curves), 1, i + 1)
+            ax.plot(logbook["gen"], values, marker=".")
+            ax.set_ylabel(name.replace("_", "-"))
+            ax.grid(alpha=0.3)
+        fig.axes[-1].set_xlabel("generation")
+        fig.tight_layout()
+        parts.append(figure_html(fig, "QD-score and coverage"))
+    return "".join(parts)
+
+
+def _checkpoint_search(run_dir: Path, what: str) -> dict:
+    from evolution.loop.checkpoint import CheckpointError, load_checkpoint
+
+    try:
+        ckpt = load_checkpoint(run_dir)
+    except CheckpointError as e:
+        raise ViewError(f"no {what} to show: {e}") from None
+    if not ckpt.search:
+        raise ViewError(f"no {what} to show: the checkpoint holds no search state")
+    return {"generation": ckpt.generation, **ckpt.search}
+
+
+def cmaes_view(run_dir: Path, settings: dict) -> str:
+    state = _checkpoint_search(run_dir, "CMA-ES state")
+    meta, arrays = state["meta"], state["arrays"]
+    axes = np.sort(np.asarray(arrays["diagD"], dtype=np.float64))[::-1]
+    sigma = float(meta["sigma"])
+    rows = [("generation of the checkpoint", state["generation"]),
+            ("updates", int(meta["update_count"])),
+            ("step size sigma", sigma),
+            ("initial sigma", settings.get("options", {}).get("init_sigma", math.nan)),
+            ("condition number of C", float(meta["cond"])),
+            ("longest axis sigma * sqrt(eig)", sigma * float(axes[0])),
+            ("shortest axis sigma * sqrt(eig)", sigma * float(axes[-1]))]
+    fig = new_figure(6, 3.5)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.semilogy(np.arange(1, axes.size + 1), sigma * axes, marker=".")
+    ax.set_xlabel("principal axis of the search distribution (longest first)")
+    ax.set_ylabel("step along it: sigma * sqrt(eigenvalue)")
+    ax.set_title(f"CMA-ES at generation {state['generation']}: the search's shape")
+    ax.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    return (numbers_table(rows, "CMA-ES, from the last checkpoint")
+            + figure_html(fig, "CMA-ES axes")
+            + note("The checkpoint keeps the current step size only: the logbook has no "
+                   "per-generation sigma, so it is shown at the last checkpoint."))
+
+
+def openai_es_view(run_dir: Path, settings: dict) -> str:
+    from evolution.strategies.openai_es import BETA1, BETA2
+
+    state = _checkpoint_search(run_dir, "OpenAI-ES state")
+    arrays, t = state["arrays"], int(state["meta"]["t"])
+    theta, m, v = (np.asarray(arrays[k], dtype=np.float64) for k in ("theta", "m", "v"))
+    options = settings.get("options", {})
+    lr = float(options.get("es_lr", math.nan))
+    rate = lr * math.sqrt(1.0 - BETA2 ** t) / (1.0 - BETA1 ** t) if t else math.nan
+    rows = [("generation of the checkpoint", state["generation"]),
+            ("Adam steps t", t),
+            ("learning rate es_lr", lr),
+            ("bias-corrected rate now", rate),
+            ("noise sigma es_sigma", float(options.get("es_sigma", math.nan))),
+            ("weight decay", float(options.get("es_weight_decay", math.nan))),
+            ("|theta| (mean's norm)", float(np.linalg.norm(theta))),
+            ("|m| (first moment)", float(np.linalg.norm(m))),
+            ("mean sqrt(v) (second moment)", float(np.mean(np.sqrt(v)))) if v.size else
+            ("mean sqrt(v) (second moment)", math.nan)]
+    fig = new_figure(6, 3.5)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.hist(theta, bins=40)
+    ax.set_xlabel("parameter value of the mean theta")
+    ax.set_ylabel("parameters")
+    ax.set_title(f"OpenAI-ES mean at generation {state['generation']}")
+    fig.tight_layout()
+    return (numbers_table(rows, "OpenAI-ES, from the last checkpoint")
+            + figure_html(fig, "OpenAI-ES mean")
+            + note("The checkpoint keeps the current Adam state only: the logbook has no "
+                   "per-generation learning statistics."))
+
+
+def neat_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
+    parts = []
+    if logbook.get("species"):
+        fig = new_figure(5.5, 4.5)
+        ax = fig.add_subplot(2, 1, 1)
+        ax.step(logbook["gen"], logbook["species"], where="mid", marker=".")
+        ax.set_ylabel("species")
+        ax.grid(alpha=0.3)
+        ax = fig.add_subplot(2, 1, 2)
+        ax.plot(logbook["gen"], logbook.get("connections", []), marker=".", color="C1")
+        ax.set_ylabel("mean enabled\nconnections")
+        ax.set_xlabel("generation")
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        parts.append(figure_html(fig, "NEAT species per generation"))
+    try:
+        generation, sizes = species_sizes(run_dir)
+        fig = new_figure(4.5, 4.5)
+        ax = fig.add_subplot(1, 1, 1)
+        ax.bar([str(k) for k, _ in sizes], [n for _, n in sizes])
+        ax.set_xlabel("species (key)")
+        ax.set_ylabel("members")
+        ax.set_title(f"species sizes at generation {generation}")
+        fig.tight_layout()
+        parts.append(figure_html(fig, "NEAT species sizes"))
+    except ViewError as e:
+        parts.append(note(str(e)))
+    parts.append(topology_view(run_dir))
+    parts.append(note("The logbook records the number of species each generation; the "
+                      "size of each species is kept only in the last checkpoint."))
+    return "".join(parts)
+
+
+def species_sizes(run_dir: Path) -> tuple[int, list[tuple[int, int]]]:
+    """The generation of a NEAT run's checkpoint and its species as
+    (key, members), the largest first."""
+    state = _checkpoint_search(run_dir, "species")
+    sizes = [(int(s["key"]), len(s["members"])) for s in state["meta"]["species"]]
+    return state["generation"], sorted(sizes, key=lambda kv: (-kv[1], kv[0]))
+
+
+def topology_view(run_dir: Path) -> str:
+    from runners.genome_file import BEST_NAME, GenomeFileError, load_genome_file
+
+    try:
+        record = load_genome_file(run_dir / BEST_NAME)
+    except GenomeFileError as e:
+        return note(f"no best network to draw: {e}")
+    fig = draw_network(record.genome)
+    return figure_html(fig, "best NEAT network")
+
+
+def draw_network(genome: np.ndarray) -> Figure:
+    """A `neat` genome (speednik.neat_genome's layout) as a layered graph:
+    inputs left, each node one layer right of its latest source, outputs
+    right; connections blue for positive weights, red for negative, as
+    thick as their weight is large."""
+    from speednik.actions import ACTION_NAMES
+    from speednik.neat_genome import ACTIVATIONS, CONNECTION_WIDTH, HEADER, NODE_WIDTH
+
+    n_in, n_out, n_hidden, n_conn = (int(v) for v in genome[:HEADER])
+    nodes = genome[HEADER:HEADER + NODE_WIDTH * (n_hidden + n_out)].reshape(-1, NODE_WIDTH)
+    start = HEADER + NODE_WIDTH * (n_hidden + n_out)
+    conns = genome[start:start + CONNECTION_WIDTH * n_conn].reshape(-1, CONNECTION_WIDTH)
+    total = n_in + n_hidden + n_out
+    depth = np.zeros(total, dtype=int)
+    for src, dst, _ in conns:          # listed in evaluation order
+        depth[int(dst)] = max(depth[int(dst)], depth[int(src)] + 1)
+    last = max(int(depth.max()), 1) + (1 if n_hidden else 0)
+    depth[n_in + n_hidden:] = last
+    pos = {}
+    for layer in range(last + 1):
+        members = [k for k in range(total) if depth[k] == layer]
+        for row, k in enumerate(members):
+            pos[k] = (layer, (row + 0.5) / len(members))
+    fig = new_figure(6.5, 5)
+    ax = fig.add_subplot(1, 1, 1)
+    big = float(np.max(np.abs(conns[:, 2]))) if n_conn else 1.0
+    for src, dst, weight in conns:
+        (x0, y0), (x1, y1) = pos[int(src)], pos[int(dst)]
+        ax.plot([x0, x1], [y0, y1], color="tab:blue" if weight >= 0 else "tab:red",
+                linewidth=0.3 + 2.5 * abs(weight) / (big or 1.0), alpha=0.7, zorder=1)
+    kinds = [("input", range(n_in), "lightgrey"),
+             ("hidden", range(n_in, n_in + n_hidden), "gold"),
+             ("output", range(n_in + n_hidden, total), "limegreen")]
+    for label, keys, colour in kinds:
+        keys = list(keys)
+        if keys:
+            ax.scatter([pos[k][0] for k in keys], [pos[k][1] for k in keys], s=60,
+                       color=colour, edgecolor="black", zorder=2, label=label)
+    for a in range(n_out):
+        x, y = pos[n_in + n_hidden + a]
+        name = ACTION_NAMES[a] if a < len(ACTION_NAMES) else str(a)
+        ax.annotate(name, (x, y), xytext=(6, 0), textcoords="offset points",
+                    fontsize=7, va="center")
+    used = sorted({ACTIVATIONS[int(a)] for a in nodes[:, 1]}) if len(nodes) else []
+    ax.set_title(f"best network: {n_in} inputs, {n_hidden} hidden, {n_out} outputs, "
+                 f"{n_conn} connections", fontsize=10)
+    ax.set_xlabel("layer (activations: " + ", ".join(used) + ")")
+    ax.set_xlim(-0.3, last + 0.8)
+    ax.set_xticks(range(last + 1))
+    ax.set_yticks([])
+    ax.legend(loc="upper center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.12))
+    fig.tight_layout()
+    return fig
+
+
+# -- replay ------------------------------------------------------------------------------
+
+BEST_GENOME = ("", "the best genome")
+# Who plays, when a baseline agent does: "agent:NAME".
+AGENT_PREFIX = "agent:"
+
+
+def elite_choices(run_dir: Path) -> list[tuple[str, str]]:
+    """Who can be replayed, as (value, label): the best genome (""), then,
+    in a MAP-Elites run, each elite of its archive, the fittest first
+    ("I,J"), then the baseline agents ("agent:NAME")."""
+    from runners.agents import BASELINES
+    from runners.archive_file import ARCHIVE_NAME, ArchiveFileError, load_archive
+
+    agents = [(f"{AGENT_PREFIX}{name}", f"baseline agent {name}") for name in BASELINES]
+    if not (run_dir / ARCHIVE_NAME).is_file():
+        return [BEST_GENOME, *agents]
+    try:
+        archive = load_archive(run_dir)
+    except ArchiveFileError:
+        return [BEST_GENOME, *agents]
+    order = np.argsort(-np.asarray(archive.objective), kind="stable")
+    return [BEST_GENOME] + [
+        (f"{archive.cell[k][0]},{archive.cell[k][1]}",
+         f"elite of cell {archive.cell[k][0]},{archive.cell[k][1]} "
+         f"(fitness {archive.objective[k]:.3f})") for k in order] + agents
+
+
+def replay_choices(settings: dict) -> list[str]:
+    """The stages to offer: the run's own training, held-out and
+    validation stages (the first `SET_STAGES_OFFERED` of each generated
+    set), then the built-in ones."""
+    from speednik.stages import StageSetError, expand_stages, list_stages
+
+    offered: list[str] = []
+    for key in ("stages", "test_stages", "validation_stages"):
+        for given in settings.get(key) or []:
+            try:
+                names = expand_stages([str(given)])[:SET_STAGES_OFFERED]
+            except (StageSetError, ValueError):
+                continue
+            offered += [n for n in names if n not in offered]
+    return offered + [s for s in list_stages() if s not in offered]
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who a replay plays, and with which runner settings."""
+
+    label: str
+    agent: Callable[[], Any]
+    observation: str
+    max_steps: int
+    stall_frames: int | None
+
+
+def replay_view(run_dir: Path, settings: dict, stage_name: str, who: str = "") -> str:
+    """Play the run's best genome, the elite of archive cell `who` ("I,J")
+    of a MAP-Elites run, or baseline agent `who` ("agent:NAME"), on one stage (one of the run's own, a built-in one, or
+    gen:DIFFICULTY:SEED) and show the
+    stage map with its trajectory and the animation. Writes nothing into
+    the run directory: the GIF is drawn in a temporary directory."""
+    from plots.animation import write_replay_gif
+    from plots.stage_map import draw_stage_map
+    from runners.episode import resolve_stage
+    from runners.genome_file import BEST_NAME, GenomeFileError, load_genome_file, locate_stage
+    from runners.agents import BASELINES, make_baseline
+    from runners.archive_file import ArchiveFileError
+    from runners.episode import DEFAULT_STALL_FRAMES
+    from runners.replay import STAGES_ACCEPTED, elite_record, format_result, replay_episode
+    from speednik.constants import DEFAULT_MAX_STEPS
+    from speednik.stages import StageSetError, expand_stages
+
+    who = who.strip()
+    if who.startswith(AGENT_PREFIX):
+        name = who[len(AGENT_PREFIX):]
+        if name not in BASELINES:
+            raise ViewError(f"unknown agent {name!r}; accepted: {', '.join(BASELINES)}")
+        player = Player(f"baseline agent {name}", partial(make_baseline, name), "basic",
+                        DEFAULT_MAX_STEPS, DEFAULT_STALL_FRAMES)
+    else:
+        try:
+            record = load_genome_file(run_dir / BEST_NAME)
+        except GenomeFileError as e:
+            raise ViewError(f"nothing to replay: {e}") from None
+        label = f"{run_dir.name}'s best genome"
+        if who:
+            try:
+                record = elite_record(record, who)
+            except (ArchiveFileError, ValueError) as e:
+                raise ViewError(f"no elite to replay: {e}") from None
+            label = f"{run_dir.name}'s elite of cell {who}"
+        player = Player(label, record.policy, record.observation, record.max_steps,
+                        record.stall_frames)
+    text = stage_name.strip()
+    # No other path: the page reads no file outside RUNS_DIR a visitor names.
+    if text not in replay_choices(settings) and not text.startswith("gen:"):
+        raise ViewError(f"unknown stage {text!r}; accepted: the run's own stages, a "
+                        f"built-in one, or gen:DIFFICULTY:SEED")
+    try:
+        names = expand_stages([text])
+    except (StageSetError, ValueError) as e:
+        raise ViewError(f"{e}") from None
+    if len(names) != 1:
+        raise ViewError(f"{text!r} names {len(names)} stages; replay one: "
+                        f"gen:DIFFICULTY:SEED with one seed")
+    name = names[0]
+    if name.endswith(".toml"):
+        name = locate_stage(name, run_dir)
+    try:
+        stage = resolve_stage(name)
+    except (ValueError, KeyError, OSError) as e:
+        message = str(e)
+        raise ViewError(message if "accepted" in message
+                        else f"{message}; {STAGES_ACCEPTED}") from None
+    result = replay_episode(player.agent(), stage, player.observation, player.max_steps,
+                            player.stall_frames, record=True)
+    fig = draw_stage_map(stage, result, label=player.label)
+    with tempfile.TemporaryDirectory(prefix="speednik-dashboard-") as tmp:
+        gif = write_replay_gif(result, stage, Path(tmp) / "replay.gif",
+                               max_frames=PAGE_GIF_MAX_FRAMES, scale=PAGE_GIF_SCALE)
+        gif_data = base64.b64encode(gif.read_bytes()).decode("ascii")
+    return (f"<p class='replay-result'><b>{html.escape(player.label)} on "
+            f"{html.escape(text)}</b></p><pre>{html.escape(format_result(result).strip())}</pre>"
+            + figure_html(fig, "replay over the stage map")
+            + f'<br><img alt="replay animation" src="data:image/gif;base64,{gif_data}">')
+
+
+# -- compare -----------------------------------------------------------------------------
+
+def compare_runs_view(run_dirs: Sequence[Path]) -> str:
+    """The best-fitness curves of several runs, as `plots compare` draws them."""
+    from plots.compare import draw_compare
+
+    if not run_dirs:
+        return note("pick runs to overlay their best-fitness curves")
+    fig = draw_compare(list(run_dirs))
+    return figure_html(fig, "best fitness of the chosen runs")
+
+
+def comparison_view(out_dir: Path) -> str:
+    """An `evolution.compare` output directory: its table (as the command
+    printed it) and its curves (as `plots methods` draws them)."""
+    from evolution.compare import improvement_lines, table
+    from plots.methods import draw_methods, read_comparison
+
+    data = read_comparison(out_dir)
+    try:
+        text = table(data["methods"])
+        improvement = data.get("improvement") or {}
+        if len(data["methods"]) > 1 and improvement.get("pairs"):
+            on = ("held-out completion" if improvement.get("on") == "held_out"
+                  else "training fitness")
+            text += "\n\n" + improvement_lines(improvement["pairs"], on)
+    except (KeyError, TypeError, ValueError) as e:
+        raise PlotError(f"{out_dir}: compare.json is not a comparison ({e})") from None
+    fig = draw_methods(new_figure(13, 5), out_dir)
+    task = json.dumps(data.get("task", []))
+    return (f"<p><b>{html.escape(str(out_dir))}</b>: seeds {html.escape(str(data.get('seeds')))}"
+            f", {html.escape(str(data.get('frames')))} frames each; task "
+            f"<code>{html.escape(task)}</code></p><pre>{html.escape(text)}</pre>"
+            + figure_html(fig, "methods compared"))

@@ -1,0 +1,307 @@
+"""The dashboard's views of one run besides its curves, drawn on the
+server: each method's own state, a replay of the best genome or an elite,
+and comparisons of runs and of an `evolution.compare` directory. Each is
+checked against what it shows (the picture `plots` draws, the numbers the
+checkpoint holds), and none writes into the run directory."""
+from __future__ import annotations
+
+import base64
+import html as html_text
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from evolution.loop.checkpoint import load_checkpoint
+from paths import REPO_ROOT
+from plots import PlotError, new_figure
+from plots.dashboard import views
+from plots.dashboard.page import replay_html
+from plots.dashboard.runs import RunsDir, read_logbook_table
+from runners.agents import BASELINES
+from runners.archive_file import load_archive
+from runners.genome_file import load_genome_file
+from runners.replay import format_result, replay_episode
+
+ALGORITHMS = ("map-elites", "neat", "cmaes", "openai-es")
+
+
+@pytest.fixture(scope="module")
+def method_runs(tmp_path_factory) -> Path:
+    from evolution.config import EvolutionConfig
+    from evolution.loop.evolve import evolve
+
+    root = tmp_path_factory.mktemp("methods")
+    for algorithm in ALGORITHMS:
+        evolve(EvolutionConfig(algorithm=algorithm, generations=2, population=6,
+                               max_steps=200, workers=1, seed=2), root / algorithm)
+    return root
+
+
+def snapshot(root: Path) -> dict:
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def settings_of(run_dir: Path) -> dict:
+    return json.loads((run_dir / "config.json").read_text())["settings"]
+
+
+def images(html: str) -> dict[str, bytes]:
+    """The pictures embedded in `html`, by their alt text."""
+    found = re.findall(r'<img alt="([^"]*)"[^>]*src="data:image/\w+;base64,([^"]+)"', html)
+    return {alt: base64.b64decode(data) for alt, data in found}
+
+
+def method_html(run_dir: Path) -> str:
+    return views.method_view(run_dir, settings_of(run_dir),
+                             read_logbook_table(run_dir / "logbook.csv"))
+
+
+def png_of(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi)
+    return buf.getvalue()
+
+
+def test_map_elites_shows_the_archive_as_plots_archive_draws_it(method_runs):
+    from plots.archive import draw_archive
+
+    run = method_runs / "map-elites"
+    before = snapshot(method_runs)
+    shown = images(method_html(run))
+    assert shown["MAP-Elites archive"] == png_of(draw_archive(new_figure(7, 5), run))
+    assert "QD-score and coverage" in shown
+    assert snapshot(method_runs) == before
+
+
+def test_a_damaged_archive_is_said_not_drawn(method_runs, tmp_path):
+    import shutil
+
+    run = tmp_path / "me"
+    shutil.copytree(method_runs / "map-elites", run)
+    (run / "archive.npz").write_bytes(b"not an archive")
+    html = method_html(run)
+    assert "archive.npz" in html and "<img" not in html.split("QD-score")[0]
+
+
+def test_neat_shows_species_and_the_best_network(method_runs):
+    run = method_runs / "neat"
+    shown = images(method_html(run))
+    assert {"NEAT species per generation", "NEAT species sizes",
+            "best NEAT network"} <= set(shown)
+    generation, sizes = views.species_sizes(run)
+    ckpt = load_checkpoint(run)
+    assert generation == ckpt.generation
+    assert sum(n for _, n in sizes) == len(ckpt.population)
+    assert [n for _, n in sizes] == sorted((n for _, n in sizes), reverse=True)
+
+
+def test_the_network_drawing_has_every_node_and_connection(method_runs):
+    genome = load_genome_file(method_runs / "neat" / "best.json").genome
+    n_in, n_out, n_hidden, n_conn = (int(v) for v in genome[:4])
+    fig = views.draw_network(genome)
+    ax = fig.axes[0]
+    assert len(ax.lines) == n_conn
+    assert sum(len(c.get_offsets()) for c in ax.collections) == n_in + n_hidden + n_out
+    assert f"{n_conn} connections" in ax.get_title()
+
+
+def test_cmaes_shows_its_step_size_from_the_checkpoint(method_runs):
+    run = method_runs / "cmaes"
+    html = method_html(run)
+    sigma = load_checkpoint(run).search["meta"]["sigma"]
+    assert f"<td>step size sigma</td><td style='text-align:right'>{sigma:.6g}</td>" in html
+    assert "CMA-ES axes" in images(html)
+
+
+def test_openai_es_shows_its_adam_state_from_the_checkpoint(method_runs):
+    run = method_runs / "openai-es"
+    html = method_html(run)
+    search = load_checkpoint(run).search
+    theta = np.asarray(search["arrays"]["theta"])
+    assert f"<td>Adam steps t</td><td style='text-align:right'>{search['meta']['t']}</td>" in html
+    assert f"{np.linalg.norm(theta):.6g}" in html
+    assert "OpenAI-ES mean" in images(html)
+
+
+def test_a_run_without_a_checkpoint_says_so(method_runs, tmp_path):
+    import shutil
+
+    run = tmp_path / "cm"
+    shutil.copytree(method_runs / "cmaes", run)
+    (run / "checkpoint.npz").unlink()
+    html = method_html(run)
+    assert "no CMA-ES state to show" in html and "<img" not in html
+
+
+def test_the_replay_plays_the_best_genome_and_writes_nothing(method_runs):
+    run = method_runs / "neat"
+    before = snapshot(method_runs)
+    html = views.replay_view(run, settings_of(run), "gen:easy:4")
+    assert snapshot(method_runs) == before
+    record = load_genome_file(run / "best.json")
+    result = replay_episode(record.policy(), "gen:easy:4", record.observation,
+                            record.max_steps, record.stall_frames)
+    assert format_result(result).strip() in html_text.unescape(html)
+    shown = images(html)
+    stage_map = Image.open(io.BytesIO(shown["replay over the stage map"]))
+    assert stage_map.width > 800
+    gif = Image.open(io.BytesIO(shown["replay animation"]))
+    assert gif.format == "GIF" and gif.n_frames > 10
+
+
+def test_the_replay_of_an_elite_plays_that_cell(method_runs):
+    run = method_runs / "map-elites"
+    choices = views.elite_choices(run)
+    archive = load_archive(run)
+    assert choices[0] == views.BEST_GENOME
+    elites = len(archive.objective)
+    assert len(choices) == 1 + elites + len(BASELINES)
+    best_cell = archive.cell[int(np.argmax(archive.objective))]
+    assert choices[1][0] == f"{best_cell[0]},{best_cell[1]}"
+    html = views.replay_view(run, settings_of(run), "hillside", choices[elites][0])
+    assert f"elite of cell {choices[elites][0]}" in html
+    assert [value for value, _ in views.elite_choices(method_runs / "neat")] == \
+        ["", *(f"agent:{name}" for name in BASELINES)]
+
+
+def test_the_replay_of_a_baseline_agent_plays_it(method_runs):
+    from runners.agents import make_baseline
+    from runners.episode import DEFAULT_STALL_FRAMES
+    from speednik.constants import DEFAULT_MAX_STEPS
+
+    run = method_runs / "neat"
+    html = views.replay_view(run, settings_of(run), "pipeworks", "agent:jump-runner")
+    result = replay_episode(make_baseline("jump-runner"), "pipeworks", "basic",
+                            DEFAULT_MAX_STEPS, DEFAULT_STALL_FRAMES)
+    assert "baseline agent jump-runner on pipeworks" in html
+    assert format_result(result).strip() in html_text.unescape(html)
+    with pytest.raises(views.ViewError, match="unknown agent 'nobody'; accepted: idle"):
+        views.replay_view(run, settings_of(run), "pipeworks", "agent:nobody")
+
+
+@pytest.mark.parametrize("stage, said", [
+    ("gen:easy:1-3", "names 3 stages"),
+    ("/etc/passwd", "accepted: the run's own stages"),
+    ("../../x.toml", "accepted: the run's own stages"),
+    ("gen:nightmare:1", "nightmare"),
+])
+def test_a_stage_the_replay_does_not_take_is_said(method_runs, stage, said):
+    run = method_runs / "neat"
+    with pytest.raises(views.ViewError, match=re.escape(said)):
+        views.replay_view(run, settings_of(run), stage)
+    # The page shows it as a line, not a traceback.
+    assert said in html_text.unescape(replay_html(run, settings_of(run), stage, ""))
+
+
+def test_runs_compared_are_drawn_as_plots_compare_draws_them(method_runs):
+    from plots.compare import draw_compare
+
+    runs = [method_runs / "cmaes", method_runs / "neat"]
+    shown = images(views.compare_runs_view(runs))
+    assert shown["best fitness of the chosen runs"] == png_of(draw_compare(runs))
+    assert "<img" not in views.compare_runs_view([])
+
+
+def test_an_evolution_compare_directory_shows_its_table_and_curves(tmp_path):
+    from evolution.compare import table
+    from plots.methods import draw_methods
+
+    out = tmp_path / "runs" / "cmp"
+    done = subprocess.run([sys.executable, "-m", "evolution.compare", "--methods", "ga",
+                           "openai-es", "--seeds", "0", "1", "--frames", "2000", "--out",
+                           str(out), "--", "--population", "4", "--max-steps", "200",
+                           "--workers", "1"], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    runs = RunsDir(tmp_path / "runs")
+    assert {r.name for r in runs.runs()} == {f"cmp/{m}-seed{s}" for m in ("ga", "openai-es")
+                                             for s in (0, 1)}
+    assert runs.comparisons == [out]
+    html = views.comparison_view(out)
+    data = json.loads((out / "compare.json").read_text())
+    assert table(data["methods"]).splitlines()[0].replace("|", "").split() == \
+        html.split("<pre>")[1].splitlines()[0].replace("|", "").split()
+    assert images(html)["methods compared"] == png_of(draw_methods(new_figure(13, 5), out))
+    (out / "compare.json").write_text("{}")
+    with pytest.raises(PlotError, match="not a comparison"):
+        views.comparison_view(out)
+
+
+class ImmediateDoc:
+    """A document whose next-tick callbacks run at once, on the drawing
+    thread: enough for a page no browser holds."""
+
+    def add_next_tick_callback(self, callback) -> None:
+        callback()
+
+
+def drawn() -> None:
+    from plots.dashboard.page import DRAWING
+
+    DRAWING.submit(lambda: None).result(timeout=60)
+
+
+def test_the_archive_in_the_page_follows_the_run(method_runs, tmp_path):
+    import shutil
+
+    from plots.dashboard.page import Page
+
+    root = tmp_path / "runs"
+    shutil.copytree(method_runs / "map-elites", root / "me")
+    page = Page(RunsDir(root), ImmediateDoc())
+    page.refresh()
+    page.chosen = "me"
+    page.show_run()
+    drawn()
+    first = images(page.method_view.text)["MAP-Elites archive"]
+    assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective) \
+        + len(BASELINES)
+    # The run writes its archive again (here one elite fewer, which a
+    # real run never writes, but any change must show).
+    with np.load(root / "me" / "archive.npz") as held:
+        arrays = {k: held[k] for k in held.files}
+    for name in ("solution", "objective", "measures", "cell"):
+        arrays[name] = arrays[name][1:]
+    from runners.archive_file import write_archive_file
+
+    write_archive_file(root / "me" / "archive.npz", arrays)
+    page.refresh()
+    drawn()
+    assert images(page.method_view.text)["MAP-Elites archive"] != first
+    assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective) \
+        + len(BASELINES)
+
+
+def test_the_stages_offered_for_replay_are_the_runs_own_then_the_built_in_ones():
+    from speednik.stages import list_stages
+
+    settings = {"stages": ["pipeworks", "gen:easy:0-31"], "test_stages": ["gen:hard:100-101"],
+                "validation_stages": None}
+    offered = views.replay_choices(settings)
+    own = ["pipeworks", *(f"gen:easy:{i}" for i in range(views.SET_STAGES_OFFERED)),
+           "gen:hard:100", "gen:hard:101"]
+    assert offered == own + [s for s in list_stages() if s != "pipeworks"]
+
+
+def test_a_page_no_server_holds_draws_at_once(method_runs, tmp_path):
+    import shutil
+
+    from plots.dashboard.page import Page
+
+    root = tmp_path / "runs"
+    shutil.copytree(method_runs / "neat", root / "neat")
+    page = Page(RunsDir(root))
+    page.refresh()
+    page.chosen = "neat"
+    page.compare_pick.value = ["neat"]
+    page.show_run()
+    assert "best NEAT network" in images(page.method_view.text)
+    assert "best fitness of the chosen runs" in images(page.compare_view.text)
