@@ -46,7 +46,7 @@ TRANSFER = ("hillside", "pipeworks", "skybridge")
 # The README's recipe, less --seed and --out.
 RECIPE = ("--stage gen:medium:0-31 gen:hard:0-31 gen:expert:200-231 "
           "--validation-stage gen:medium:2000-2049 gen:hard:2000-2049 gen:expert:10000-10049 "
-          f"--test-stage {' '.join(TEST_SETS)} --test-every 25 --observation OBSERVATION "
+          f"--test-stage {' '.join(TEST_SETS)} --test-every 25 --observation pits "
           "--algorithm cmaes --init-sigma 0.5 --population 80 --generations 150").split()
 # The recipe before expert stages: medium and hard only, the stall clock.
 STALL = ("--stage gen:medium:0-31 gen:hard:0-31 "

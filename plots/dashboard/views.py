@@ -337,10 +337,11 @@ class Player:
 
 def replay_view(run_dir: Path, settings: dict, stage_name: str, who: str = "") -> str:
     """Play the run's best genome, the elite of archive cell `who` ("I,J")
-    of a MAP-Elites run, or baseline agent `who` ("agent:NAME"), on one stage (one of the run's own, a built-in one, or
-    gen:DIFFICULTY:SEED) and show the
-    stage map with its trajectory and the animation. Writes nothing into
-    the run directory: the GIF is drawn in a temporary directory."""
+    of a MAP-Elites run, or baseline agent `who` ("agent:NAME"), on one
+    stage (one of the run's own, a built-in one, or gen:DIFFICULTY:SEED)
+    and show the stage map with its trajectory and the animation. Writes
+    nothing into the run directory: the GIF is drawn in a temporary
+    directory."""
     from plots.animation import write_replay_gif
     from plots.stage_map import draw_stage_map
     from runners.episode import resolve_stage
