@@ -7,6 +7,7 @@ import json
 import pytest
 
 from evolution import run
+from evolution.strategies.registry import get_strategy
 
 FAST = ["--population", "6", "--max-steps", "300", "--workers", "1", "--quiet",
         "--stage", "hillside"]
@@ -25,7 +26,8 @@ def test_an_es_run_records_its_options_and_resumes_with_them(tmp_path, capsys):
             "--validation-stage", "gen:easy:7", "--out", str(out)]
     assert run.main([*argv, "--generations", "1"]) == 0
     config = json.loads((out / "config.json").read_text())["settings"]
-    assert config["options"] == {"es_sigma": 0.1, "es_lr": 0.2, "es_weight_decay": 0.005}
+    defaults = {s.name: s.default for s in get_strategy("openai-es").settings}
+    assert config["options"] == {**defaults, "es_lr": 0.2}
     assert config["validation_stages"] == ["gen:easy:7"]
     # The same line again with --resume (a requeued job) continues.
     assert run.main([*argv, "--generations", "2", "--resume", str(out)]) == 0
