@@ -1,6 +1,6 @@
 """Every table of figures in the README, printed again from the current code.
 
-    python benchmarks/figures.py                  all of them (about two and a half hours on 2 cores)
+    python benchmarks/figures.py                  all of them (about four and a half hours on 2 cores)
     python benchmarks/figures.py --only main baselines
 
 Sections, each named beside its table in the README:
@@ -13,6 +13,10 @@ Sections, each named beside its table in the README:
 - compare:         the README's `evolution.compare` command, its runs kept in
                    runs/figures/compare: run again after a stop, it resumes
                    them where they stopped (a finished run is not run again)
+- tuning:          every method tuned on the recipe's task beside its
+                   defaults (benchmarks/tuning.py, about an hour and a half),
+                   its runs and studies kept in runs/figures/tuning, resumed
+                   the same way
 
 `make figures` runs them all. Speed figures are `make bench`'s.
 """
@@ -29,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 # Where the comparison keeps its runs, so a stopped `make figures` resumes.
 COMPARE_DIR = ROOT / "runs" / "figures" / "compare"
+TUNING_DIR = ROOT / "runs" / "figures" / "tuning"
 
 from evolution.loop.outputs import read_logbook  # noqa: E402
 
@@ -105,8 +110,12 @@ def compare() -> None:
            str(COMPARE_DIR), "--settings", *files, *COMPARE[COMPARE.index("--"):], check=True)
 
 
+def tuning() -> None:
+    python("benchmarks/tuning.py", "--out", str(TUNING_DIR), check=True)
+
+
 SECTIONS = {"main": main_table, "baselines": baselines,
-            "generalisation": generalisation, "compare": compare}
+            "generalisation": generalisation, "compare": compare, "tuning": tuning}
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -22,6 +22,7 @@ takes 1.5 to 2 minutes on 2 cores.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import subprocess
 import sys
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evolution.cli.settings_file import write_settings  # noqa: E402
-from evolution.loop.outputs import read_logbook  # noqa: E402
+from evolution.loop.outputs import LOGBOOK_NAME, read_logbook  # noqa: E402
 from evolution.strategies.registry import list_strategies  # noqa: E402
 from evolution.tune import BEST_NAME, TRIALS_DIR, score_of  # noqa: E402
 
@@ -50,6 +51,15 @@ EARLIER_DEFAULTS = {
 
 def python(*args: str) -> None:
     subprocess.run([sys.executable, *args], cwd=ROOT, check=True)
+
+
+def validation_goals(run_dir: Path) -> int:
+    """Validation stages the genome the run chose finishes: its logbook's
+    last validation (`read_logbook` keeps only the columns every run has)."""
+    with open(run_dir / LOGBOOK_NAME, newline="", encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("val_goals")]
+    return score_of([{"val_goals": r["val_goals"], "val_progress": r["val_progress"]}
+                     for r in rows[-1:]], VALIDATION_STAGES)[1]
 
 
 def played_to(run_dir: Path, frames: int) -> bool:
@@ -77,7 +87,7 @@ def validation_run(method: str, frames: int, run_dir: Path, settings: dict | Non
             python("-m", "evolution.run", *TASK, "--algorithm", method, *given,
                    "--max-frames", str(frames), "--generations", "1000000", "--quiet",
                    "--no-plots", "--out", str(run_dir))
-    return score_of(read_logbook(run_dir), VALIDATION_STAGES)[1]
+    return validation_goals(run_dir)
 
 
 def tuned(method: str, trials: int, frames: int, out: Path) -> tuple[int, dict, int]:
@@ -87,7 +97,7 @@ def tuned(method: str, trials: int, frames: int, out: Path) -> tuple[int, dict, 
            str(frames), "--out", str(where), "--", *TASK)
     best = json.loads((where / BEST_NAME).read_text())
     trial_dir = where / TRIALS_DIR / f"{best['found']['trial']:04d}"
-    goals = score_of(read_logbook(trial_dir), VALIDATION_STAGES)[1]
+    goals = validation_goals(trial_dir)
     return best["found"]["trials"], best["settings"], goals
 
 
