@@ -36,6 +36,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
+from evolution.loop.method_file import METHOD_NAME
 from plots import PlotError
 from plots.dashboard import views
 from plots.dashboard.runs import COLUMNS, Run, RunsDir, file_stamp, stage_count
@@ -53,7 +54,7 @@ TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
 FORMATS = {"best": "0.000", "held_out": "0.0%", "validation": "0.0%", "frames": "0,0"}
 CURVES = ("gen", "max", "mean", "min", "frames")
 # The files a run's method view is drawn from: it is drawn again when one changes.
-METHOD_FILES = ("logbook.csv", "checkpoint.npz", ARCHIVE_NAME, BEST_NAME)
+METHOD_FILES = ("logbook.csv", "checkpoint.npz", ARCHIVE_NAME, BEST_NAME, METHOD_NAME)
 # Every tab's pictures and replays are drawn here, one at a time, off the
 # server's event loop (which then keeps the pages live) and on one thread
 # (matplotlib is not thread-safe).

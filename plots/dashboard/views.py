@@ -1,9 +1,11 @@
 """What the dashboard shows of one run besides its curves, as HTML the
-page puts in a Div: the search method's own state, a replay of the best
-genome, and comparisons. Each picture is drawn by the `plots` command that
-draws it on disk (`plots archive`, `plots replay`, `plots compare`,
-`plots methods`) and embedded in the page as a data URL, so the server
-serves no file and writes none into RUNS_DIR.
+page puts in a Div: the search method's own state (from its checkpoint,
+and per generation from its method.jsonl), a replay of the best genome,
+and comparisons. Each picture is drawn by the `plots` command that draws
+it on disk (`plots archive`, `plots replay`, `plots compare`,
+`plots methods`), or by `history` for the method's own numbers, and
+embedded in the page as a data URL, so the server serves no file and
+writes none into RUNS_DIR.
 """
 from __future__ import annotations
 
@@ -21,7 +23,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from evolution.loop.method_file import METHOD_NAME, read_method_file
+from evolution.loop.outputs import RunFileError
 from plots import PlotError, new_figure
+from plots.dashboard import history
 
 # A GIF in the page is kept small: every frame of a long episode at game
 # size would be megabytes sent over the websocket.
@@ -77,7 +82,7 @@ def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) 
             return cmaes_view(run_dir, settings)
         if algorithm == "openai-es":
             return openai_es_view(run_dir, settings)
-    except (PlotError, ViewError) as e:
+    except (PlotError, ViewError, RunFileError) as e:
         return note(str(e))
     return note(f"{algorithm or 'this method'} keeps nothing of its own beyond the "
                 f"population whose fitness is drawn above")
@@ -114,7 +119,33 @@ def _checkpoint_search(run_dir: Path, what: str) -> dict:
     return {"generation": ckpt.generation, **ckpt.search}
 
 
+def method_history(run_dir: Path) -> list[dict]:
+    """The run's method.jsonl lines (none for a run from before it)."""
+    return read_method_file(run_dir)
+
+
+def no_history(what: str) -> str:
+    return note(f"This run has no {METHOD_NAME} (runs write it since it was added): "
+                f"{what} is shown at the last checkpoint only.")
+
+
+def _checkpoint_part(draw, *args) -> str:
+    """What the last checkpoint shows, or one line saying why not."""
+    try:
+        return draw(*args)
+    except ViewError as e:
+        return note(str(e))
+
+
 def cmaes_view(run_dir: Path, settings: dict) -> str:
+    records = method_history(run_dir)
+    if not records:
+        return cmaes_checkpoint_view(run_dir, settings) + no_history("the step size sigma")
+    return (figure_html(history.draw_cmaes_history(records), "CMA-ES per generation")
+            + _checkpoint_part(cmaes_checkpoint_view, run_dir, settings))
+
+
+def cmaes_checkpoint_view(run_dir: Path, settings: dict) -> str:
     state = _checkpoint_search(run_dir, "CMA-ES state")
     meta, arrays = state["meta"], state["arrays"]
     axes = np.sort(np.asarray(arrays["diagD"], dtype=np.float64))[::-1]
@@ -135,20 +166,27 @@ def cmaes_view(run_dir: Path, settings: dict) -> str:
     ax.grid(alpha=0.3, which="both")
     fig.tight_layout()
     return (numbers_table(rows, "CMA-ES, from the last checkpoint")
-            + figure_html(fig, "CMA-ES axes")
-            + note("The checkpoint keeps the current step size only: the logbook has no "
-                   "per-generation sigma, so it is shown at the last checkpoint."))
+            + figure_html(fig, "CMA-ES axes"))
 
 
 def openai_es_view(run_dir: Path, settings: dict) -> str:
-    from evolution.strategies.openai_es import BETA1, BETA2
+    records = method_history(run_dir)
+    if not records:
+        return (openai_es_checkpoint_view(run_dir, settings)
+                + no_history("the learning statistics are"))
+    return (figure_html(history.draw_openai_es_history(records), "OpenAI-ES per generation")
+            + _checkpoint_part(openai_es_checkpoint_view, run_dir, settings))
+
+
+def openai_es_checkpoint_view(run_dir: Path, settings: dict) -> str:
+    from evolution.strategies.openai_es import adam_rate
 
     state = _checkpoint_search(run_dir, "OpenAI-ES state")
     arrays, t = state["arrays"], int(state["meta"]["t"])
     theta, m, v = (np.asarray(arrays[k], dtype=np.float64) for k in ("theta", "m", "v"))
     options = settings.get("options", {})
     lr = float(options.get("es_lr", math.nan))
-    rate = lr * math.sqrt(1.0 - BETA2 ** t) / (1.0 - BETA1 ** t) if t else math.nan
+    rate = float(adam_rate(lr, t)) if t else math.nan
     rows = [("generation of the checkpoint", state["generation"]),
             ("Adam steps t", t),
             ("learning rate es_lr", lr),
@@ -167,9 +205,7 @@ def openai_es_view(run_dir: Path, settings: dict) -> str:
     ax.set_title(f"OpenAI-ES mean at generation {state['generation']}")
     fig.tight_layout()
     return (numbers_table(rows, "OpenAI-ES, from the last checkpoint")
-            + figure_html(fig, "OpenAI-ES mean")
-            + note("The checkpoint keeps the current Adam state only: the logbook has no "
-                   "per-generation learning statistics."))
+            + figure_html(fig, "OpenAI-ES mean"))
 
 
 def neat_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
@@ -187,22 +223,28 @@ def neat_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
         ax.grid(alpha=0.3)
         fig.tight_layout()
         parts.append(figure_html(fig, "NEAT species per generation"))
-    try:
-        generation, sizes = species_sizes(run_dir)
-        fig = new_figure(4.5, 4.5)
-        ax = fig.add_subplot(1, 1, 1)
-        ax.bar([str(k) for k, _ in sizes], [n for _, n in sizes])
-        ax.set_xlabel("species (key)")
-        ax.set_ylabel("members")
-        ax.set_title(f"species sizes at generation {generation}")
-        fig.tight_layout()
-        parts.append(figure_html(fig, "NEAT species sizes"))
-    except ViewError as e:
-        parts.append(note(str(e)))
+    records = method_history(run_dir)
+    if records:
+        parts.append(figure_html(history.draw_species_history(records),
+                                 "NEAT species sizes per generation"))
+    else:
+        parts.append(_checkpoint_part(species_sizes_view, run_dir))
     parts.append(topology_view(run_dir))
-    parts.append(note("The logbook records the number of species each generation; the "
-                      "size of each species is kept only in the last checkpoint."))
+    if not records:
+        parts.append(no_history("the size of each species"))
     return "".join(parts)
+
+
+def species_sizes_view(run_dir: Path) -> str:
+    generation, sizes = species_sizes(run_dir)
+    fig = new_figure(4.5, 4.5)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.bar([str(k) for k, _ in sizes], [n for _, n in sizes])
+    ax.set_xlabel("species (key)")
+    ax.set_ylabel("members")
+    ax.set_title(f"species sizes at generation {generation}")
+    fig.tight_layout()
+    return figure_html(fig, "NEAT species sizes")
 
 
 def species_sizes(run_dir: Path) -> tuple[int, list[tuple[int, int]]]:
