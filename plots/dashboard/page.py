@@ -2,9 +2,11 @@
 table (sortable, filtered by method or stage), and the run chosen in it:
 its fitness curves against generations or frames played, its held-out and
 validation completion, its settings, and what its search method has of
-its own (`views.method_view`); a replay of its best genome (or an elite)
-on a stage picked in the page; the best-fitness curves of runs picked to
-compare, and an `evolution.compare` output directory's table and curves.
+its own (`views.method_view`; a MAP-Elites archive as a figure whose
+cells replay their elite when clicked, `archive_map`); a replay of its
+best genome (or an elite) on a stage picked in the page; the best-fitness
+curves of runs picked to compare, and an `evolution.compare` output
+directory's table and curves.
 A callback every second reads what changed on disk, so a running run's
 row, curves and method view move, and a run started after the page opened
 appears, without reloading the page. Pictures are drawn and replays
@@ -39,8 +41,9 @@ from bokeh.plotting import figure
 from evolution.loop.method_file import METHOD_NAME
 from plots import PlotError
 from plots.dashboard import views
+from plots.dashboard.archive_map import ArchiveMap, archive_cells
 from plots.dashboard.runs import COLUMNS, Run, RunsDir, file_stamp, stage_count
-from runners.archive_file import ARCHIVE_NAME
+from runners.archive_file import ARCHIVE_NAME, ArchiveFileError
 from runners.genome_file import BEST_NAME
 
 REFRESH_MS = 1000
@@ -97,13 +100,15 @@ class Page:
                            color="green", marker="square", legend_label="validation")
         self.tests.legend.location = "bottom_right"
         self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
+        self.method_head = Div(text="", width=1250)
+        self.archive_map = ArchiveMap(self.on_archive_cell)
         self.method_view = Div(text="", width=1250)
         self.method_key: tuple | None = None
         self.replay_stage = Select(title="stage", value="", options=[], width=220)
         self.replay_gen = TextInput(title="or a generated stage", value="",
                                     placeholder="gen:easy:7", width=180)
         self.replay_who = Select(title="who plays", value=views.BEST_GENOME[0],
-                                 options=[views.BEST_GENOME], width=300)
+                                 options=[views.BEST_GENOME], width=300, name="replay-who")
         self.replay_button = Button(label="replay", button_type="primary", width=120,
                                     align="end")
         self.replay_view = Div(text="", width=1250)
@@ -129,7 +134,8 @@ class Page:
         return column(Div(text=f"<h2>Speednik Evolve: runs in {self.runs.root}</h2>"),
                       row(self.method, self.stage, self.count), self.table, self.detail,
                       self.axis, row(self.fitness, self.tests),
-                      Div(text="<h3>the method's own</h3>"), self.method_view,
+                      Div(text="<h3>the method's own</h3>"), self.method_head,
+                      self.archive_map.figure, self.method_view,
                       Div(text="<h3>replay</h3>"),
                       row(self.replay_who, self.replay_stage, self.replay_gen,
                           self.replay_button), self.replay_view,
@@ -232,18 +238,41 @@ class Page:
         if key == self.method_key:
             return
         self.method_key = key
-        head = (f"<p><b>{_escape(run.name)}</b>: "
-                f"{_escape(run.settings.get('algorithm', ''))}</p>")
+        self.method_head.text = (f"<p><b>{_escape(run.name)}</b>: "
+                                 f"{_escape(run.settings.get('algorithm', ''))}</p>")
+        self.show_archive(run)
 
         def shown(html: str) -> None:
             if self.method_key == key:          # not a run chosen since
-                self.method_view.text = head + html
+                self.method_view.text = html
         self.off_loop(shown, views.method_view, run.path, run.settings, run.logbook)
         who = views.elite_choices(run.path)
         if [tuple(o) for o in self.replay_who.options] != who:
             self.replay_who.options = who
             if self.replay_who.value not in [value for value, _ in who]:
                 self.replay_who.value = views.BEST_GENOME[0]
+
+    def show_archive(self, run: Run) -> None:
+        """The archive figure of a MAP-Elites run (its file is small: read
+        here, on the document's thread); hidden for any other run, or one
+        whose archive cannot be read (the method view says why)."""
+        cells = None
+        if (run.path / ARCHIVE_NAME).is_file():
+            try:
+                cells = archive_cells(run.path)
+            except ArchiveFileError:
+                cells = None
+        self.archive_map.show(cells)
+
+    def on_archive_cell(self, cell: str) -> None:
+        """A filled cell of the archive was clicked: its elite plays, as
+        if chosen in "who plays" and the replay button pressed."""
+        if self.replaying:
+            return
+        if cell not in [value for value, _ in self.replay_who.options]:
+            return
+        self.replay_who.value = cell
+        self.on_replay()
 
     # -- replay ------------------------------------------------------------------------
 

@@ -2,10 +2,10 @@
 page puts in a Div: the search method's own state (from its checkpoint,
 and per generation from its method.jsonl), a replay of the best genome,
 and comparisons. Each picture is drawn by the `plots` command that draws
-it on disk (`plots archive`, `plots replay`, `plots compare`,
-`plots methods`), or by `history` for the method's own numbers, and
-embedded in the page as a data URL, so the server serves no file and
-writes none into RUNS_DIR.
+it on disk (`plots replay`, `plots compare`, `plots methods`), or by
+`history` for the method's own numbers, and embedded in the page as a
+data URL, so the server serves no file and writes none into RUNS_DIR. (A
+MAP-Elites archive is a Bokeh figure of the page, `archive_map`, to click.)
 """
 from __future__ import annotations
 
@@ -89,10 +89,16 @@ def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) 
 
 
 def archive_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
-    from plots.archive import draw_archive
+    """The QD-score and coverage per generation, and a line when the
+    archive cannot be read. The archive itself is the page's clickable
+    figure (`archive_map`), not a picture here."""
+    from runners.archive_file import ArchiveFileError, load_archive
 
-    fig = draw_archive(new_figure(7, 5), run_dir)
-    parts = [figure_html(fig, "MAP-Elites archive")]
+    parts = []
+    try:
+        load_archive(run_dir)
+    except ArchiveFileError as e:
+        parts.append(note(str(e)))
     curves = {k: logbook[k] for k in ("qd_score", "coverage") if logbook.get(k)}
     if curves:
         fig = new_figure(5, 5)
@@ -333,7 +339,7 @@ def elite_choices(run_dir: Path) -> list[tuple[str, str]]:
     in a MAP-Elites run, each elite of its archive, the fittest first
     ("I,J"), then the baseline agents ("agent:NAME")."""
     from runners.agents import BASELINES
-    from runners.archive_file import ARCHIVE_NAME, ArchiveFileError, load_archive
+    from runners.archive_file import ARCHIVE_NAME, ArchiveFileError, format_cell, load_archive
 
     agents = [(f"{AGENT_PREFIX}{name}", f"baseline agent {name}") for name in BASELINES]
     if not (run_dir / ARCHIVE_NAME).is_file():
@@ -344,9 +350,9 @@ def elite_choices(run_dir: Path) -> list[tuple[str, str]]:
         return [BEST_GENOME, *agents]
     order = np.argsort(-np.asarray(archive.objective), kind="stable")
     return [BEST_GENOME] + [
-        (f"{archive.cell[k][0]},{archive.cell[k][1]}",
-         f"elite of cell {archive.cell[k][0]},{archive.cell[k][1]} "
-         f"(fitness {archive.objective[k]:.3f})") for k in order] + agents
+        (format_cell(archive.cell[k]),
+         f"elite of cell {format_cell(archive.cell[k])} (fitness {archive.objective[k]:.3f})")
+        for k in order] + agents
 
 
 def replay_choices(settings: dict) -> list[str]:
