@@ -1,46 +1,83 @@
-"""A search method's own numbers drawn against generations, from the
+"""What a search method has of its own, per generation, as live Bokeh
+figures of the page: the logbook's own columns (MAP-Elites' QD-score and
+coverage, NEAT's number of species and mean enabled connections) and the
 run's `method.jsonl` (`evolution.loop.method_file`): CMA-ES's step size
 and condition number (log scales: both change by orders of magnitude),
 OpenAI-ES's learning statistics, and NEAT's species sizes as a stacked
 area (each band one species, the oldest at the bottom, the whole height
-the population)."""
+the population).
+
+Figures whose data change in place, rather than pictures drawn again:
+a running run's page then costs a refresh the reading of two small files,
+not a matplotlib drawing every second.
+"""
 from __future__ import annotations
 
 import math
 from typing import Any, Sequence
 
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter
-
-from plots import new_figure
+from bokeh.layouts import column, row
+from bokeh.models import ColumnDataSource, Div, HoverTool
+from bokeh.palettes import Category20
+from bokeh.plotting import figure
 
 Records = Sequence[dict[str, Any]]
-# Past this many species the legend would hide the picture.
-MAX_LEGEND = 12
+
+# (column, label, log scale) of each method's panels, from the logbook or
+# from method.jsonl.
+LOGBOOK_PANELS = {
+    "map-elites": (("qd_score", "QD-score", False), ("coverage", "coverage", False)),
+    "neat": (("species", "species", False), ("connections", "mean enabled connections", False)),
+}
+METHOD_PANELS = {
+    "cmaes": (("sigma", "step size sigma", True),
+              ("condition", "condition number of C", True)),
+    "openai-es": (("learning_rate", "learning rate now (bias-corrected)", False),
+                  ("noise_sigma", "noise sigma", False),
+                  ("mean_norm", "|theta|, the mean's norm", False),
+                  ("first_moment_norm", "|m|, Adam's first moment's norm", False)),
+}
+SPECIES = "species_sizes"
+PANELS_PER_ROW = 2
+COLOURS = Category20[20]
 
 
-def series(records: Records, name: str) -> tuple[np.ndarray, np.ndarray]:
+def series(records: Records, name: str) -> tuple[list[float], list[float]]:
     """Generations and one number per generation (NaN where a line has
     none, or null for a number that was not finite)."""
-    gens = np.array([r["gen"] for r in records], dtype=np.float64)
     values = [r.get(name) for r in records]
-    return gens, np.array([math.nan if v is None else float(v) for v in values])
+    return ([float(r["gen"]) for r in records],
+            [math.nan if v is None else float(v) for v in values])
 
 
-def species_table(records: Records, name: str = "species_sizes"
-                  ) -> tuple[np.ndarray, list[str], np.ndarray]:
+def species_table(records: Records) -> tuple[list[float], list[str], np.ndarray]:
     """Generations, every species key that ever lived (by age), and a
     (species, generations) matrix of their sizes, 0 where a species was
     not alive."""
-    rows = [r for r in records if isinstance(r.get(name), dict)]
-    keys = sorted({k for r in rows for k in r[name]}, key=_key_order)
+    rows = [r for r in records if isinstance(r.get(SPECIES), dict)]
+    keys = sorted({k for r in rows for k in r[SPECIES]}, key=_key_order)
     sizes = np.zeros((len(keys), len(rows)))
     where = {k: i for i, k in enumerate(keys)}
     for j, r in enumerate(rows):
-        for k, n in r[name].items():
+        for k, n in r[SPECIES].items():
             sizes[where[k], j] = 0.0 if n is None else float(n)
-    return np.array([r["gen"] for r in rows], dtype=np.float64), keys, sizes
+    return [float(r["gen"]) for r in rows], keys, sizes
+
+
+def species_bands(records: Records) -> dict[str, list]:
+    """The stacked area as one polygon a species: its top edge left to
+    right, then the top of the species below it right to left."""
+    gens, keys, sizes = species_table(records)
+    tops = np.cumsum(sizes, axis=0)
+    out: dict[str, list] = {"xs": [], "ys": [], "species": [], "colour": []}
+    for i, key in enumerate(keys):
+        below = tops[i - 1] if i else np.zeros(len(gens))
+        out["xs"].append(gens + gens[::-1])
+        out["ys"].append(tops[i].tolist() + below[::-1].tolist())
+        out["species"].append(f"species {key}")
+        out["colour"].append(COLOURS[i % len(COLOURS)])
+    return out
 
 
 def _key_order(key: str) -> tuple[int, float, str]:
@@ -50,57 +87,78 @@ def _key_order(key: str) -> tuple[int, float, str]:
         return (1, 0.0, key)
 
 
-def _panels(records: Records, panels: Sequence[tuple[str, str, bool]],
-            title: str) -> Figure:
-    """One panel per (name, label, log scale), generations shared."""
-    fig = new_figure(6.5, 1.9 * len(panels) + 0.8)
-    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, (name, label, log) in zip(axes, panels):
-        gens, values = series(records, name)
-        ax.plot(gens, values, marker="." if len(gens) < 60 else None)
-        if log and np.any(values > 0):
-            ax.set_yscale("log")
-            # Plain numbers (0.96, not 9.6 x 10^-1); within one decade only
-            # minor ticks fall inside, so they carry the labels.
-            plain = FuncFormatter(lambda v, _: f"{v:.3g}")
-            ax.yaxis.set_major_formatter(plain)
-            positive = values[values > 0]
-            ax.yaxis.set_minor_formatter(plain if positive.max() < 10 * positive.min()
-                                         else NullFormatter())
-        ax.set_ylabel(label)
-        ax.grid(alpha=0.3, which="both")
-    axes[0].set_title(title)
-    axes[-1].set_xlabel("generation")
-    fig.tight_layout()
+def _panel(name: str, label: str, log: bool, source: ColumnDataSource):
+    fig = figure(height=230, width=560, title=label, x_axis_label="generation",
+                 y_axis_type="log" if log else "linear", name=f"history-{name}",
+                 tools="pan,wheel_zoom,box_zoom,reset")
+    fig.line(x="gen", y=name, source=source, line_width=2)
+    dots = fig.scatter(x="gen", y=name, source=source, size=4)
+    fig.add_tools(HoverTool(renderers=[dots], tooltips=[("generation", "@gen"),
+                                                          (label, f"@{{{name}}}")]))
     return fig
 
 
-def draw_cmaes_history(records: Records) -> Figure:
-    return _panels(records, [("sigma", "step size sigma", True),
-                             ("condition", "condition number of C", True)],
-                   "CMA-ES per generation")
+def _rows(figures: list) -> list:
+    return [row(*figures[i:i + PANELS_PER_ROW])
+            for i in range(0, len(figures), PANELS_PER_ROW)]
 
 
-def draw_openai_es_history(records: Records) -> Figure:
-    return _panels(records, [("learning_rate", "learning rate\n(bias-corrected)", False),
-                             ("noise_sigma", "noise sigma", False),
-                             ("mean_norm", "|theta|\n(mean's norm)", False),
-                             ("first_moment_norm", "|m| (Adam's\nfirst moment)", False)],
-                   "OpenAI-ES per generation")
+class MethodHistory:
+    """The figures of every method, the chosen run's method's shown."""
+
+    def __init__(self) -> None:
+        log_columns = [n for panels in LOGBOOK_PANELS.values() for n, _, _ in panels]
+        method_columns = [n for panels in METHOD_PANELS.values() for n, _, _ in panels]
+        self.logbook_source = ColumnDataSource({c: [] for c in ("gen", *log_columns)})
+        self.method_source = ColumnDataSource({c: [] for c in ("gen", *method_columns)})
+        self.species_source = ColumnDataSource({"xs": [], "ys": [], "species": [],
+                                                "colour": []})
+        self.note = Div(text="", width=1250)
+        self.panels: dict[str, list] = {}
+        for algorithm, panels in LOGBOOK_PANELS.items():
+            self.panels[algorithm] = [_panel(*p, self.logbook_source) for p in panels]
+        for algorithm, panels in METHOD_PANELS.items():
+            self.panels[algorithm] = [_panel(*p, self.method_source) for p in panels]
+        self.species = figure(height=340, width=1000, name="history-species-sizes",
+                              title="NEAT species sizes per generation",
+                              x_axis_label="generation", y_axis_label="members",
+                              tools="pan,wheel_zoom,box_zoom,reset")
+        bands = self.species.patches(xs="xs", ys="ys", source=self.species_source,
+                                     fill_color="colour", line_color="white",
+                                     fill_alpha=0.85, legend_field="species")
+        self.species.add_tools(HoverTool(renderers=[bands], tooltips=[("", "@species")]))
+        self.species.add_layout(self.species.legend[0], "right")
+        self.blocks = {algorithm: column(*_rows(figs)) for algorithm, figs
+                       in self.panels.items()}
+        self.blocks["neat"] = column(*_rows(self.panels["neat"]), self.species)
+        self.layout = column(self.note, *self.blocks.values())
+        self.show("", {}, [], "")
+
+    def show(self, algorithm: str, logbook: dict[str, list[float]], records: Records,
+             problem: str) -> None:
+        """The run's numbers: `logbook` its logbook's columns, `records`
+        its method.jsonl lines, `problem` why these could not be read."""
+        for name, block in self.blocks.items():
+            block.visible = name == algorithm
+        self.note.text = f"<p><i>{_escape(problem)}</i></p>" if problem else ""
+        gens = logbook.get("gen", [])
+        log_data = {c: list(logbook.get(c) or [math.nan] * len(gens))
+                    for c in self.logbook_source.data if c != "gen"}
+        _update(self.logbook_source, {"gen": list(gens), **log_data})
+        method_data = {"gen": [float(r["gen"]) for r in records]}
+        for c in self.method_source.data:
+            if c != "gen":
+                method_data[c] = series(records, c)[1]
+        _update(self.method_source, method_data)
+        _update(self.species_source, species_bands(records))
+        self.species.visible = bool(self.species_source.data["xs"])
 
 
-def draw_species_history(records: Records) -> Figure:
-    gens, keys, sizes = species_table(records)
-    fig = new_figure(7, 4.5)
-    ax = fig.add_subplot(1, 1, 1)
-    colours = [f"C{i % 10}" for i in range(len(keys))]
-    ax.stackplot(gens, sizes, labels=[f"species {k}" for k in keys], colors=colours,
-                 alpha=0.85, edgecolor="white", linewidth=0.3)
-    ax.set_xlabel("generation")
-    ax.set_ylabel("members")
-    ax.set_title(f"NEAT species sizes per generation ({len(keys)} species in all)")
-    ax.margins(x=0)
-    if 0 < len(keys) <= MAX_LEGEND:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    fig.tight_layout()
-    return fig
+def _update(source: ColumnDataSource, data: dict[str, list]) -> None:
+    """Sent to the browser only when it changed."""
+    if data != dict(source.data):
+        source.data = data
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -2,8 +2,9 @@
 table (sortable, filtered by method or stage), and the run chosen in it:
 its fitness curves against generations or frames played, its held-out and
 validation completion, its settings, and what its search method has of
-its own (`views.method_view`; a MAP-Elites archive as a figure whose
-cells replay their elite when clicked, `archive_map`); a replay of its
+its own (per generation, `history`; at the last checkpoint,
+`views.method_view`; a MAP-Elites archive as a figure whose cells replay
+their elite when clicked, `archive_map`); a replay of its
 best genome (or an elite) on a stage picked in the page; the best-fitness
 curves of runs picked to compare, and an `evolution.compare` output
 directory's table and curves.
@@ -38,13 +39,14 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from evolution.loop.method_file import METHOD_NAME
+from evolution.loop.method_file import METHOD_NAME, read_method_file
+from evolution.loop.outputs import LOGBOOK_NAME, RunFileError
 from plots import PlotError
 from plots.dashboard import views
 from plots.dashboard.archive_map import ArchiveMap, archive_cells
+from plots.dashboard.history import MethodHistory
 from plots.dashboard.runs import COLUMNS, Run, RunsDir, file_stamp, stage_count
 from runners.archive_file import ARCHIVE_NAME, ArchiveFileError
-from runners.genome_file import BEST_NAME
 
 REFRESH_MS = 1000
 ALL = "all methods"
@@ -56,8 +58,6 @@ TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
 # page makes its own formatters).
 FORMATS = {"best": "0.000", "held_out": "0.0%", "validation": "0.0%", "frames": "0,0"}
 CURVES = ("gen", "max", "mean", "min", "frames")
-# The files a run's method view is drawn from: it is drawn again when one changes.
-METHOD_FILES = ("logbook.csv", "checkpoint.npz", ARCHIVE_NAME, BEST_NAME, METHOD_NAME)
 # Every tab's pictures and replays are drawn here, one at a time, off the
 # server's event loop (which then keeps the pages live) and on one thread
 # (matplotlib is not thread-safe).
@@ -102,6 +102,8 @@ class Page:
         self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
         self.method_head = Div(text="", width=1250)
         self.archive_map = ArchiveMap(self.on_archive_cell)
+        self.history = MethodHistory()
+        self.history_key: tuple | None = None
         self.method_view = Div(text="", width=1250)
         self.method_key: tuple | None = None
         self.replay_stage = Select(title="stage", value="", options=[], width=220)
@@ -135,7 +137,7 @@ class Page:
                       row(self.method, self.stage, self.count), self.table, self.detail,
                       self.axis, row(self.fitness, self.tests),
                       Div(text="<h3>the method's own</h3>"), self.method_head,
-                      self.archive_map.figure, self.method_view,
+                      self.archive_map.figure, self.history.layout, self.method_view,
                       Div(text="<h3>replay</h3>"),
                       row(self.replay_who, self.replay_stage, self.replay_gen,
                           self.replay_button), self.replay_view,
@@ -213,6 +215,7 @@ class Page:
                             f"{held['status']}, {held['generation']} generations"
                             f"<details><summary>settings</summary><pre>{_escape(settings)}"
                             f"</pre></details>")
+        self.show_history(run)
         self.show_method(run)
         choices = views.replay_choices(run.settings)
         if list(self.replay_stage.options) != choices:
@@ -232,9 +235,27 @@ class Page:
         future.add_done_callback(
             lambda done: doc.add_next_tick_callback(partial(then, done.result())))
 
+    def show_history(self, run: Run) -> None:
+        """The method's numbers per generation, sent again when the
+        logbook or method.jsonl changed (read here: both are small)."""
+        key = (run.path, file_stamp(run.path / LOGBOOK_NAME),
+               file_stamp(run.path / METHOD_NAME))
+        if key == self.history_key:
+            return
+        self.history_key = key
+        records, problem = [], ""
+        try:
+            records = read_method_file(run.path)
+        except RunFileError as e:
+            problem = str(e)
+        self.history.show(run.settings.get("algorithm", ""), run.logbook, records, problem)
+
     def show_method(self, run: Run) -> None:
         """The method view, drawn again only when its files changed."""
-        key = (run.path, tuple(file_stamp(run.path / n) for n in METHOD_FILES))
+        algorithm = run.settings.get("algorithm", "")
+        key = (run.path, algorithm,
+               tuple(file_stamp(run.path / n) for n in views.view_files(algorithm)),
+               views.has_history(run.path))
         if key == self.method_key:
             return
         self.method_key = key

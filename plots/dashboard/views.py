@@ -1,11 +1,12 @@
 """What the dashboard shows of one run besides its curves, as HTML the
-page puts in a Div: the search method's own state (from its checkpoint,
-and per generation from its method.jsonl), a replay of the best genome,
-and comparisons. Each picture is drawn by the `plots` command that draws
-it on disk (`plots replay`, `plots compare`, `plots methods`), or by
-`history` for the method's own numbers, and embedded in the page as a
-data URL, so the server serves no file and writes none into RUNS_DIR. (A
-MAP-Elites archive is a Bokeh figure of the page, `archive_map`, to click.)
+page puts in a Div: the search method's own state at its last
+checkpoint, a replay of the best genome, and comparisons. Each picture is
+drawn by the `plots` command that draws it on disk (`plots replay`,
+`plots compare`, `plots methods`), or here for a method's state, and
+embedded in the page as a data URL, so the server serves no file and
+writes none into RUNS_DIR. (What a method has per generation is drawn by
+`history`, and a MAP-Elites archive by `archive_map`, as Bokeh figures of
+the page.)
 """
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from evolution.loop.method_file import METHOD_NAME, read_method_file
-from evolution.loop.outputs import RunFileError
+from evolution.loop.checkpoint import CHECKPOINT_NAME
+from evolution.loop.method_file import METHOD_NAME
+from evolution.loop.outputs import LOGBOOK_NAME
 from plots import PlotError, new_figure
-from plots.dashboard import history
+from runners.archive_file import ARCHIVE_NAME
+from runners.genome_file import BEST_NAME
 
 # A GIF in the page is kept small: every frame of a long episode at game
 # size would be megabytes sent over the websocket.
@@ -70,8 +73,20 @@ def _number(v: Any) -> str:
 
 # -- the method's own view ---------------------------------------------------------------
 
+# The files each method's view is drawn from (besides whether the run has a
+# method.jsonl): the page draws it again only when one of them changes, so
+# a running run costs a drawing at each checkpoint, not every second.
+VIEW_FILES = {"map-elites": (ARCHIVE_NAME,), "neat": (CHECKPOINT_NAME, BEST_NAME),
+              "cmaes": (CHECKPOINT_NAME,), "openai-es": (CHECKPOINT_NAME,)}
+
+
+def view_files(algorithm: str) -> tuple[str, ...]:
+    return VIEW_FILES.get(algorithm, (LOGBOOK_NAME,))
+
+
 def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) -> str:
-    """The HTML of what the run's search method has of its own."""
+    """The HTML of what the run's search method has of its own at its last
+    checkpoint (its numbers per generation are `history`'s figures)."""
     algorithm = settings.get("algorithm", "")
     try:
         if algorithm == "map-elites":
@@ -82,35 +97,23 @@ def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) 
             return cmaes_view(run_dir, settings)
         if algorithm == "openai-es":
             return openai_es_view(run_dir, settings)
-    except (PlotError, ViewError, RunFileError) as e:
+    except (PlotError, ViewError) as e:
         return note(str(e))
     return note(f"{algorithm or 'this method'} keeps nothing of its own beyond the "
                 f"population whose fitness is drawn above")
 
 
 def archive_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
-    """The QD-score and coverage per generation, and a line when the
-    archive cannot be read. The archive itself is the page's clickable
-    figure (`archive_map`), not a picture here."""
+    """A line when the archive cannot be read; nothing otherwise: the
+    archive is the page's clickable figure (`archive_map`), its QD-score
+    and coverage `history`'s."""
     from runners.archive_file import ArchiveFileError, load_archive
 
-    parts = []
     try:
         load_archive(run_dir)
     except ArchiveFileError as e:
-        parts.append(note(str(e)))
-    curves = {k: logbook[k] for k in ("qd_score", "coverage") if logbook.get(k)}
-    if curves:
-        fig = new_figure(5, 5)
-        for i, (name, values) in enumerate(curves.items()):
-            ax = fig.add_subplot(len(curves), 1, i + 1)
-            ax.plot(logbook["gen"], values, marker=".")
-            ax.set_ylabel(name.replace("_", "-"))
-            ax.grid(alpha=0.3)
-        fig.axes[-1].set_xlabel("generation")
-        fig.tight_layout()
-        parts.append(figure_html(fig, "QD-score and coverage"))
-    return "".join(parts)
+        return note(str(e))
+    return ""
 
 
 def _checkpoint_search(run_dir: Path, what: str) -> dict:
@@ -125,9 +128,10 @@ def _checkpoint_search(run_dir: Path, what: str) -> dict:
     return {"generation": ckpt.generation, **ckpt.search}
 
 
-def method_history(run_dir: Path) -> list[dict]:
-    """The run's method.jsonl lines (none for a run from before it)."""
-    return read_method_file(run_dir)
+def has_history(run_dir: Path) -> bool:
+    """Whether the run keeps its method's numbers per generation (a run
+    from before method.jsonl existed does not)."""
+    return (run_dir / METHOD_NAME).is_file()
 
 
 def no_history(what: str) -> str:
@@ -144,11 +148,9 @@ def _checkpoint_part(draw, *args) -> str:
 
 
 def cmaes_view(run_dir: Path, settings: dict) -> str:
-    records = method_history(run_dir)
-    if not records:
+    if not has_history(run_dir):
         return cmaes_checkpoint_view(run_dir, settings) + no_history("the step size sigma")
-    return (figure_html(history.draw_cmaes_history(records), "CMA-ES per generation")
-            + _checkpoint_part(cmaes_checkpoint_view, run_dir, settings))
+    return _checkpoint_part(cmaes_checkpoint_view, run_dir, settings)
 
 
 def cmaes_checkpoint_view(run_dir: Path, settings: dict) -> str:
@@ -176,12 +178,10 @@ def cmaes_checkpoint_view(run_dir: Path, settings: dict) -> str:
 
 
 def openai_es_view(run_dir: Path, settings: dict) -> str:
-    records = method_history(run_dir)
-    if not records:
+    if not has_history(run_dir):
         return (openai_es_checkpoint_view(run_dir, settings)
                 + no_history("the learning statistics are"))
-    return (figure_html(history.draw_openai_es_history(records), "OpenAI-ES per generation")
-            + _checkpoint_part(openai_es_checkpoint_view, run_dir, settings))
+    return _checkpoint_part(openai_es_checkpoint_view, run_dir, settings)
 
 
 def openai_es_checkpoint_view(run_dir: Path, settings: dict) -> str:
@@ -215,30 +215,10 @@ def openai_es_checkpoint_view(run_dir: Path, settings: dict) -> str:
 
 
 def neat_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
-    parts = []
-    if logbook.get("species"):
-        fig = new_figure(5.5, 4.5)
-        ax = fig.add_subplot(2, 1, 1)
-        ax.step(logbook["gen"], logbook["species"], where="mid", marker=".")
-        ax.set_ylabel("species")
-        ax.grid(alpha=0.3)
-        ax = fig.add_subplot(2, 1, 2)
-        ax.plot(logbook["gen"], logbook.get("connections", []), marker=".", color="C1")
-        ax.set_ylabel("mean enabled\nconnections")
-        ax.set_xlabel("generation")
-        ax.grid(alpha=0.3)
-        fig.tight_layout()
-        parts.append(figure_html(fig, "NEAT species per generation"))
-    records = method_history(run_dir)
-    if records:
-        parts.append(figure_html(history.draw_species_history(records),
-                                 "NEAT species sizes per generation"))
-    else:
-        parts.append(_checkpoint_part(species_sizes_view, run_dir))
-    parts.append(topology_view(run_dir))
-    if not records:
-        parts.append(no_history("the size of each species"))
-    return "".join(parts)
+    if has_history(run_dir):
+        return topology_view(run_dir)
+    return (_checkpoint_part(species_sizes_view, run_dir) + topology_view(run_dir)
+            + no_history("the size of each species"))
 
 
 def species_sizes_view(run_dir: Path) -> str:

@@ -1,10 +1,10 @@
 """The dashboard's views of one run besides its curves, drawn on the
-server: each method's own state (its checkpoint, and per generation its
-method.jsonl), the MAP-Elites archive whose cells replay their elite when
-clicked, a replay of the best genome or an elite, and comparisons of runs
-and of an `evolution.compare` directory. Each is checked against what it
-shows (the picture `plots` draws, the numbers the checkpoint and
-method.jsonl hold), and none writes into the run directory."""
+server: each method's own state at its last checkpoint, the MAP-Elites
+archive whose cells replay their elite when clicked, a replay of the best
+genome or an elite, and comparisons of runs and of an `evolution.compare`
+directory. Each is checked against what it shows (the picture `plots`
+draws, the numbers the checkpoint holds), and none writes into the run
+directory. (The numbers per generation: test_dashboard_history.py.)"""
 from __future__ import annotations
 
 import base64
@@ -21,7 +21,7 @@ import pytest
 from PIL import Image
 
 from evolution.loop.checkpoint import load_checkpoint
-from evolution.loop.method_file import METHOD_NAME, read_method_file
+from evolution.loop.method_file import METHOD_NAME
 from paths import REPO_ROOT
 from plots import PlotError, new_figure
 from plots.dashboard import views
@@ -95,8 +95,7 @@ def test_the_archive_figure_colours_its_cells_as_plots_archive_does(method_runs)
     best = archive.cell[int(np.argmax(archive.objective))]
     assert cells.best == f"{best[0]},{best[1]}"
     # The page draws the archive as the figure, not as a picture.
-    shown = images(method_html(run))
-    assert "QD-score and coverage" in shown and "MAP-Elites archive" not in shown
+    assert "<img" not in method_html(run)
     assert snapshot(method_runs) == before
 
 
@@ -125,8 +124,7 @@ def test_a_damaged_archive_is_said_not_drawn(method_runs, tmp_path):
     shutil.copytree(method_runs / "map-elites", run)
     (run / "archive.npz").write_bytes(b"not an archive")
     html = method_html(run)
-    assert "archive.npz: unreadable archive" in html
-    assert set(images(html)) == {"QD-score and coverage"}
+    assert "archive.npz: unreadable archive" in html and "<img" not in html
     from plots.dashboard.page import Page
 
     page = Page(RunsDir(tmp_path))
@@ -139,40 +137,13 @@ def test_a_damaged_archive_is_said_not_drawn(method_runs, tmp_path):
 def test_neat_shows_species_and_the_best_network(method_runs):
     run = method_runs / "neat"
     shown = images(method_html(run))
-    assert {"NEAT species per generation", "NEAT species sizes per generation",
-            "best NEAT network"} <= set(shown)
+    # Its species per generation are the page's live figures (history).
+    assert set(shown) == {"best NEAT network"}
     generation, sizes = views.species_sizes(run)
     ckpt = load_checkpoint(run)
     assert generation == ckpt.generation
     assert sum(n for _, n in sizes) == len(ckpt.population)
     assert [n for _, n in sizes] == sorted((n for _, n in sizes), reverse=True)
-
-
-def test_neat_species_sizes_are_a_stacked_area_per_generation(tmp_path):
-    from evolution.config import EvolutionConfig
-    from evolution.loop.evolve import evolve
-    from plots.dashboard import history
-
-    run = tmp_path / "neat"
-    # A low threshold: several species, born and gone.
-    evolve(EvolutionConfig(algorithm="neat", generations=4, population=12, max_steps=200,
-                           workers=1, seed=5, options={"neat_compat_threshold": 1.0}), run)
-    records = read_method_file(run)
-    gens, keys, sizes = history.species_table(records)
-    assert gens.tolist() == [r["gen"] for r in records]
-    assert len(keys) > 1 and keys == sorted(keys, key=int)
-    for j, record in enumerate(records):
-        assert {k: int(sizes[i, j]) for i, k in enumerate(keys)
-                if sizes[i, j]} == record["species_sizes"]
-    assert sizes.sum(axis=0).tolist() == [12.0] * len(records)
-    fig = history.draw_species_history(records)
-    ax = fig.axes[0]
-    assert len(ax.collections) == len(keys)        # one band a species
-    top = ax.collections[-1].get_paths()[0].vertices[:, 1].max()
-    assert top == 12
-    shown = images(method_html(run))
-    assert shown["NEAT species sizes per generation"] == png_of(fig)
-    assert "NEAT species sizes" not in shown         # the checkpoint's bars: not needed
 
 
 def test_the_network_drawing_has_every_node_and_connection(method_runs):
@@ -193,22 +164,6 @@ def test_cmaes_shows_its_step_size_from_the_checkpoint(method_runs):
     assert "CMA-ES axes" in images(html)
 
 
-def test_cmaes_draws_sigma_and_condition_per_generation(method_runs):
-    from plots.dashboard import history
-
-    run = method_runs / "cmaes"
-    records = read_method_file(run)
-    assert [r["gen"] for r in records] == [0, 1, 2]
-    fig = history.draw_cmaes_history(records)
-    sigma, condition = (ax.lines[0].get_ydata().tolist() for ax in fig.axes)
-    assert sigma == [r["sigma"] for r in records]
-    assert sigma[-1] == load_checkpoint(run).search["meta"]["sigma"]
-    assert condition == [r["condition"] for r in records]
-    assert [ax.get_yscale() for ax in fig.axes] == ["log", "log"]
-    shown = images(method_html(run))
-    assert shown["CMA-ES per generation"] == png_of(fig)
-
-
 def test_openai_es_shows_its_adam_state_from_the_checkpoint(method_runs):
     run = method_runs / "openai-es"
     html = method_html(run)
@@ -219,47 +174,23 @@ def test_openai_es_shows_its_adam_state_from_the_checkpoint(method_runs):
     assert "OpenAI-ES mean" in images(html)
 
 
-def test_openai_es_draws_its_statistics_per_generation(method_runs):
-    from plots.dashboard import history
-
-    run = method_runs / "openai-es"
-    records = read_method_file(run)
-    fig = history.draw_openai_es_history(records)
-    drawn = [ax.lines[0].get_ydata().tolist() for ax in fig.axes]
-    names = ("learning_rate", "noise_sigma", "mean_norm", "first_moment_norm")
-    assert drawn == [[r[name] for r in records] for name in names]
-    search = load_checkpoint(run).search
-    assert drawn[2][-1] == np.linalg.norm(search["arrays"]["theta"])
-    assert images(method_html(run))["OpenAI-ES per generation"] == png_of(fig)
-
-
-@pytest.mark.parametrize("algorithm, from_checkpoint, history_picture", [
-    ("cmaes", "CMA-ES axes", "CMA-ES per generation"),
-    ("openai-es", "OpenAI-ES mean", "OpenAI-ES per generation"),
-    ("neat", "NEAT species sizes", "NEAT species sizes per generation"),
+@pytest.mark.parametrize("algorithm, from_checkpoint", [
+    ("cmaes", "CMA-ES axes"),
+    ("openai-es", "OpenAI-ES mean"),
+    ("neat", "NEAT species sizes"),
 ])
 def test_a_run_from_before_the_method_file_shows_its_last_checkpoint(
-        method_runs, tmp_path, algorithm, from_checkpoint, history_picture):
+        method_runs, tmp_path, algorithm, from_checkpoint):
     import shutil
 
+    html = method_html(method_runs / algorithm)
+    assert f"no {METHOD_NAME}" not in html
     run = tmp_path / algorithm
     shutil.copytree(method_runs / algorithm, run)
     (run / METHOD_NAME).unlink()
     html = method_html(run)
-    shown = images(html)
-    assert from_checkpoint in shown and history_picture not in shown
+    assert from_checkpoint in images(html)
     assert f"no {METHOD_NAME}" in html and "at the last checkpoint only" in html
-
-
-def test_a_damaged_method_file_is_said(method_runs, tmp_path):
-    import shutil
-
-    run = tmp_path / "cm"
-    shutil.copytree(method_runs / "cmaes", run)
-    (run / METHOD_NAME).write_text('{"gen": 0}\n{ torn')
-    html = method_html(run)
-    assert f"{METHOD_NAME}: line 2 is not JSON" in html_text.unescape(html)
-    assert "<img" not in html
 
 
 def test_a_run_without_a_checkpoint_says_so(method_runs, tmp_path):
@@ -269,8 +200,7 @@ def test_a_run_without_a_checkpoint_says_so(method_runs, tmp_path):
     shutil.copytree(method_runs / "cmaes", run)
     (run / "checkpoint.npz").unlink()
     html = method_html(run)
-    assert "no CMA-ES state to show" in html
-    assert set(images(html)) == {"CMA-ES per generation"}
+    assert "no CMA-ES state to show" in html and "<img" not in html
     (run / METHOD_NAME).unlink()
     html = method_html(run)
     assert "no CMA-ES state to show" in html and "<img" not in html
@@ -400,7 +330,9 @@ def test_the_archive_in_the_page_follows_the_run(method_runs, tmp_path):
     archive = load_archive(root / "me")
     assert page.archive_map.figure.visible
     assert page.archive_map.source.data["cell"] == [f"{i},{j}" for i, j in archive.cell]
-    assert "QD-score and coverage" in images(page.method_view.text)
+    logbook = read_logbook_table(root / "me" / "logbook.csv")
+    assert page.history.blocks["map-elites"].visible
+    assert page.history.logbook_source.data["qd_score"] == logbook["qd_score"]
     assert len(page.replay_who.options) == 1 + len(archive.objective) + len(BASELINES)
     # The run writes its archive again (here one elite fewer, which a
     # real run never writes, but any change must show).
