@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -62,6 +63,10 @@ CURVES = ("gen", "max", "mean", "min", "frames")
 # server's event loop (which then keeps the pages live) and on one thread
 # (matplotlib is not thread-safe).
 DRAWING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dashboard-drawing")
+# A running run's pictures (its last checkpoint's) are drawn again at most
+# this often (s): a fast run checkpoints several times a second, and each
+# drawing takes a tenth of a second or more of a core the run could use.
+PICTURE_SECONDS = 10.0
 NO_COMPARISON = "(none)"
 
 
@@ -106,6 +111,9 @@ class Page:
         self.history_key: tuple | None = None
         self.method_view = Div(text="", width=1250)
         self.method_key: tuple | None = None
+        # The key the method view's pictures were last drawn for, and when.
+        self.picture_key: tuple | None = None
+        self.picture_at = 0.0
         self.replay_stage = Select(title="stage", value="", options=[], width=220)
         self.replay_gen = TextInput(title="or a generated stage", value="",
                                     placeholder="gen:easy:7", width=180)
@@ -251,27 +259,35 @@ class Page:
         self.history.show(run.settings.get("algorithm", ""), run.logbook, records, problem)
 
     def show_method(self, run: Run) -> None:
-        """The method view, drawn again only when its files changed."""
+        """The method view: the archive and who may play follow its files
+        at once; its pictures are drawn again when their files changed,
+        and for the same run at most every PICTURE_SECONDS."""
         algorithm = run.settings.get("algorithm", "")
         key = (run.path, algorithm,
                tuple(file_stamp(run.path / n) for n in views.view_files(algorithm)),
                views.has_history(run.path))
-        if key == self.method_key:
+        if key != self.method_key:
+            self.method_key = key
+            self.method_head.text = (f"<p><b>{_escape(run.name)}</b>: "
+                                     f"{_escape(algorithm)}</p>")
+            self.show_archive(run)
+            who = views.elite_choices(run.path)
+            if [tuple(o) for o in self.replay_who.options] != who:
+                self.replay_who.options = who
+                if self.replay_who.value not in [value for value, _ in who]:
+                    self.replay_who.value = views.BEST_GENOME[0]
+        if key == self.picture_key:
             return
-        self.method_key = key
-        self.method_head.text = (f"<p><b>{_escape(run.name)}</b>: "
-                                 f"{_escape(run.settings.get('algorithm', ''))}</p>")
-        self.show_archive(run)
+        now = time.monotonic()
+        same_run = self.picture_key is not None and self.picture_key[:2] == key[:2]
+        if same_run and now - self.picture_at < PICTURE_SECONDS:
+            return                              # drawn at a later refresh
+        self.picture_key, self.picture_at = key, now
 
         def shown(html: str) -> None:
-            if self.method_key == key:          # not a run chosen since
+            if self.picture_key == key:         # not a run chosen since
                 self.method_view.text = html
         self.off_loop(shown, views.method_view, run.path, run.settings, run.logbook)
-        who = views.elite_choices(run.path)
-        if [tuple(o) for o in self.replay_who.options] != who:
-            self.replay_who.options = who
-            if self.replay_who.value not in [value for value, _ in who]:
-                self.replay_who.value = views.BEST_GENOME[0]
 
     def show_archive(self, run: Run) -> None:
         """The archive figure of a MAP-Elites run (its file is small: read

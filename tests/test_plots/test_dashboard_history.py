@@ -3,7 +3,8 @@ of the page: CMA-ES's sigma (log scale) and condition number, OpenAI-ES's
 learning statistics and NEAT's species sizes (a stacked area) from the
 run's method.jsonl, and the logbook's own columns of MAP-Elites and NEAT.
 Each figure's data is checked against the files, the figures follow a
-running run, and following it draws no picture until a checkpoint."""
+running run, and following it draws the checkpoint's pictures again only
+at a checkpoint, and not more often than every few seconds."""
 from __future__ import annotations
 
 import os
@@ -19,7 +20,7 @@ from evolution.loop.checkpoint import load_checkpoint
 from evolution.loop.evolve import evolve
 from evolution.loop.method_file import METHOD_NAME, read_method_file, write_method_file
 from plots.dashboard import history, views
-from plots.dashboard.page import Page
+from plots.dashboard.page import PICTURE_SECONDS, Page
 from plots.dashboard.runs import RunsDir, read_logbook_table
 
 
@@ -133,7 +134,7 @@ def test_a_run_from_before_the_file_shows_no_numbers_per_generation(runs, tmp_pa
     assert "NEAT species sizes" in page.method_view.text      # the checkpoint's bars
 
 
-def test_the_figures_follow_a_running_run_and_pictures_wait_for_a_checkpoint(
+def test_the_figures_follow_a_running_run_and_pictures_wait(
         runs, tmp_path, monkeypatch):
     root = tmp_path / "runs"
     shutil.copytree(runs / "cmaes", root / "cm")
@@ -156,9 +157,15 @@ def test_the_figures_follow_a_running_run_and_pictures_wait_for_a_checkpoint(
     data = page.history.method_source.data
     assert data["gen"][-1] == 4.0 and data["sigma"][-1] == 0.25
     assert len(drawn) == 1            # no picture drawn again for it
-    # A checkpoint (here the same one, written again): drawn again.
+    # A checkpoint (here the same one, written again): drawn again, but
+    # not sooner than PICTURE_SECONDS after the last drawing.
     stamp = (run / "checkpoint.npz").stat().st_mtime_ns + 10_000_000
     os.utime(run / "checkpoint.npz", ns=(stamp, stamp))
+    page.refresh()
+    assert len(drawn) == 1
+    page.picture_at -= PICTURE_SECONDS          # as if that long had passed
+    page.refresh()
+    assert len(drawn) == 2
     page.refresh()
     assert len(drawn) == 2
 
