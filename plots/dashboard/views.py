@@ -26,7 +26,6 @@ from matplotlib.figure import Figure
 
 from evolution.loop.checkpoint import CHECKPOINT_NAME
 from evolution.loop.method_file import METHOD_NAME
-from evolution.loop.outputs import LOGBOOK_NAME
 from plots import PlotError, new_figure
 from runners.archive_file import ARCHIVE_NAME
 from runners.genome_file import BEST_NAME
@@ -81,7 +80,8 @@ VIEW_FILES = {"map-elites": (ARCHIVE_NAME,), "neat": (CHECKPOINT_NAME, BEST_NAME
 
 
 def view_files(algorithm: str) -> tuple[str, ...]:
-    return VIEW_FILES.get(algorithm, (LOGBOOK_NAME,))
+    """None for a method whose view is one unchanging line."""
+    return VIEW_FILES.get(algorithm, ())
 
 
 def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) -> str:
