@@ -1,12 +1,23 @@
 """How long the dashboard takes to read a RUNS_DIR of 500 runs (the first
-page's data, and again once cached), and to build a page over them.
+page's data, and again once cached) and to build a page over them; and
+what a page following a running run costs that run: the generations per
+second of a small fixed run (CMA-ES, compiled engine, one worker) alone,
+and while a dashboard page in another process (as the server is) chooses
+it and refreshes every second, drawing its method view as the server's
+drawing thread does. The two are alternated, so that both meet the same
+load on the machine; the best and median of each, the ratio of each pair,
+the page's own use of a core, and the load average are printed (on a
+shared machine the run's speed swings, and its figures are approximate).
 
-    python benchmarks/bench_dashboard.py [--runs 500]
+    python benchmarks/bench_dashboard.py [--runs 500] [--generations 100] [--repeats 5]
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -15,11 +26,10 @@ import evolution  # noqa: F401  (pins the numeric kernels before numpy loads)
 from evolution.config import EvolutionConfig
 from evolution.loop.evolve import evolve
 
+POLL_SECONDS = 1.0       # the page's refresh (plots.dashboard.page.REFRESH_MS)
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--runs", type=int, default=500)
-    args = p.parse_args()
+
+def read_many(count: int) -> str:
     from plots.dashboard.page import Page
     from plots.dashboard.runs import RunsDir
 
@@ -27,7 +37,7 @@ def main() -> None:
         one = Path(tmp) / "one"
         evolve(EvolutionConfig(generations=20, population=6, max_steps=300, workers=1), one)
         root = Path(tmp) / "runs"
-        for k in range(args.runs):
+        for k in range(count):
             shutil.copytree(one, root / f"group{k // 50}" / f"run{k}")
         runs = RunsDir(root)
         t0 = time.perf_counter()
@@ -39,8 +49,104 @@ def main() -> None:
         t0 = time.perf_counter()
         Page(runs).refresh()
         page = time.perf_counter() - t0
-    print(f"{len(rows)} runs of 21 generations: first read {first:.2f} s, a refresh "
-          f"{again * 1000:.0f} ms, a page built over them {page:.2f} s (target: open in 2 s)")
+    return (f"{len(rows)} runs of 21 generations: first read {first:.2f} s, a refresh "
+            f"{again * 1000:.0f} ms, a page built over them {page:.2f} s (target: open in 2 s)")
+
+
+def follow(root: str, name: str, ready, stop, done) -> None:
+    """A dashboard page over `root` with run `name` chosen, refreshed
+    every POLL_SECONDS until `stop`; sends (refreshes, seconds they took,
+    CPU seconds the page used, seconds it followed)."""
+    from plots.dashboard.page import Page
+    from plots.dashboard.runs import RunsDir
+
+    page = Page(RunsDir(Path(root)))      # no server: views drawn in this process
+    page.chosen = name
+    count, spent = 0, 0.0
+    ready.set()
+    cpu, start = time.process_time(), time.perf_counter()
+    next_at = start
+    while not stop.wait(max(0.0, next_at - time.perf_counter())):
+        t0 = time.perf_counter()
+        page.refresh()
+        spent += time.perf_counter() - t0
+        count += 1
+        next_at += POLL_SECONDS
+    done.send((count, spent, time.process_time() - cpu, time.perf_counter() - start))
+
+
+def timed_run(config: EvolutionConfig, out: Path) -> float:
+    """Generations per second of `config` run into `out`."""
+    t0 = time.perf_counter()
+    evolve(config, out)
+    return (config.generations + 1) / (time.perf_counter() - t0)
+
+
+def followed_run(config: EvolutionConfig, root: Path, name: str) -> tuple[float, tuple]:
+    context = multiprocessing.get_context("spawn")
+    ready, stop = context.Event(), context.Event()
+    receive, send = context.Pipe(duplex=False)
+    page = context.Process(target=follow, args=(str(root), name, ready, stop, send))
+    page.start()
+    try:
+        if not ready.wait(120):
+            raise RuntimeError("the dashboard page did not start")
+        speed = timed_run(config, root / name)
+    finally:
+        stop.set()
+    page_use = receive.recv()
+    page.join(60)
+    return speed, page_use
+
+
+def polling_cost(generations: int, repeats: int) -> list[str]:
+    from speednik.engine import warm_up
+
+    warm_up()
+    config = EvolutionConfig(algorithm="cmaes", generations=generations, population=16,
+                             max_steps=600, workers=1, seed=0, engine="compiled")
+    alone, followed, refreshes = [], [], []
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        timed_run(config.replace(generations=2), Path(tmp) / "warm")
+        for k in range(repeats):
+            alone.append(timed_run(config, Path(tmp) / f"alone{k}"))
+            speed, page_use = followed_run(config, Path(tmp) / f"followed{k}", "run")
+            followed.append(speed)
+            refreshes.append(page_use)
+    count, spent, cpu, wall = (sum(u[i] for u in refreshes) for i in range(4))
+    pairs = [f / a for f, a in zip(followed, alone)]
+    load = max(load, os.getloadavg()[0])
+
+    def figures(speeds: list[float]) -> str:
+        each = ", ".join(f"{s:.1f}" for s in speeds)
+        return (f"best {max(speeds):6.2f}, median {statistics.median(speeds):6.2f} "
+                f"generations/s (each: {each})")
+
+    return [
+        f"a CMA-ES run of {generations} generations (population 16, compiled engine, "
+        f"1 worker), {repeats} of each, alternated ({os.cpu_count()} CPUs, load average "
+        f"up to {load:.1f}):",
+        f"  alone                           {figures(alone)}",
+        f"  a dashboard page refreshing it  {figures(followed)}",
+        f"  ratio followed / alone          of the bests {max(followed) / max(alone):.2f}; "
+        f"of each pair run one after the other, median "
+        f"{statistics.median(pairs):.2f} (each: {', '.join(f'{r:.2f}' for r in pairs)})",
+        f"  the page (its own process): {count} refreshes of "
+        f"{1000 * spent / max(count, 1):.0f} ms on average, {100 * cpu / wall:.0f}% of a "
+        f"core while it followed",
+    ]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=500)
+    p.add_argument("--generations", type=int, default=100)
+    p.add_argument("--repeats", type=int, default=5)
+    args = p.parse_args()
+    print(read_many(args.runs), flush=True)
+    for line in polling_cost(args.generations, args.repeats):
+        print(line)
 
 
 if __name__ == "__main__":

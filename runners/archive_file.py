@@ -97,6 +97,12 @@ def load_archive(path: str | Path) -> Archive:
                    data["lower"].astype(np.float64), data["upper"].astype(np.float64))
 
 
+def format_cell(cell) -> str:
+    """(I, J) -> "I,J", the form `parse_cell` (and `--cell`) reads."""
+    i, j = cell
+    return f"{int(i)},{int(j)}"
+
+
 def parse_cell(text: str) -> tuple[int, int]:
     """"I,J" -> (I, J); ValueError naming the accepted form."""
     parts = text.split(",")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from evolution.loop.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.loop.outputs import CONFIG_NAME, read_config
+from evolution.loop.method_file import read_method_file
+from evolution.loop.outputs import CONFIG_NAME, RunFileError, read_config
 from evolution.cli.run_options import RESUMABLE, STAGE_LISTS, given_settings, option_name
 from evolution.strategies.registry import all_settings, get_strategy
 from runners.atomic import remove_stale_temporaries
@@ -95,6 +96,7 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
             f"--checkpoint-every, --engine, --scheduler")
     check_new_totals(args, ckpt, saved)
     check_stage_files(saved, run_dir)
+    check_method_file(run_dir)
     recorded = read_config(run_dir)
 
     def settings(config: EvolutionConfig) -> dict:
@@ -139,6 +141,17 @@ def check_new_totals(args: argparse.Namespace, ckpt, saved: EvolutionConfig) -> 
         raise ConfigError(
             f"--max-frames {args.max_frames} is no more than the {played} frames the run "
             f"has played; with --resume it is the new budget: accepted more than {played}")
+
+
+def check_method_file(run_dir: Path) -> None:
+    """The method's numbers the run keeps (method.jsonl) must read, before
+    anything runs; without them (a run from before the file existed)
+    the resumed run records its own from there on."""
+    try:
+        read_method_file(run_dir)
+    except RunFileError as exc:
+        raise RunFileError(f"{exc}; or remove it, and the resumed run records the "
+                           f"numbers from its checkpoint on") from None
 
 
 def check_stage_files(config: EvolutionConfig, run_dir: Path) -> None:

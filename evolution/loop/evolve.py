@@ -32,7 +32,7 @@ from evolution.loop.generation import (
     new_logbook,
 )
 from evolution.loop.outputs import keep_stage_copies, read_config_data, write_config
-from evolution.loop.reporters import Console, HeldOut, LogbookFollower, RunFiles
+from evolution.loop.reporters import Console, HeldOut, LogbookFollower, MethodLog, RunFiles
 from evolution.loop.run_state import Finished, Reporter, RunState
 from evolution.strategies.base import Strategy
 from evolution.strategies.registry import get_strategy
@@ -79,10 +79,12 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             lambda genomes: evaluator(genomes, stages_for_generation(config, scoring["gen"])))
         held_out = HeldOut(config, evaluator)
         follower = LogbookFollower(run_dir)
+        method_log = MethodLog(run_dir)
         validation = Validation(config, evaluator)
         # Validation first: the held-out test plays the genome it chose.
-        reporters: list[Reporter] = [validation, held_out, RunFiles(run_dir, held_out),
-                                     follower]
+        # The method's numbers are saved before the checkpoint (see MethodLog).
+        reporters: list[Reporter] = [validation, held_out, method_log,
+                                     RunFiles(run_dir, held_out), follower]
         if report:
             reporters.append(Console(report))
         run = RunState(config, strategy_class(config, size),
@@ -93,6 +95,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                        validation=validation if validation.active() else None)
         if resume:
             _restore(run, run_dir, strategy_class, size)
+            method_log.resume(run.gen)
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
             random.seed(config.seed)

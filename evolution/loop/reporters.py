@@ -10,6 +10,9 @@ its checkpointer among them):
   last one, and when the run is stopped or fails (the logbook, best.json
   and the checkpoint, durably).
 
+The search method's own numbers go to `method.jsonl` (`MethodLog`) the
+way the logbook goes to logbook.csv.
+
 A reporter reads the run's state and never changes it, so a run evolves
 the same with any reporters.
 """
@@ -24,6 +27,7 @@ import numpy as np
 from evolution.loop.checkpoint import Checkpoint, save_checkpoint
 from evolution.config import EvolutionConfig
 from evolution.loop.evaluate import GenomeEvaluator, held_out_report
+from evolution.loop.method_file import method_record, read_method_file, write_method_file
 from evolution.loop.outputs import write_best, write_logbook
 from evolution.loop.run_state import Reporter, RunState, reporters_state
 from runners.archive_file import ARCHIVE_NAME, write_archive_file
@@ -92,6 +96,44 @@ class LogbookFollower(Reporter):
 
     def save(self, run: RunState) -> None:
         self.written = time.perf_counter()
+
+
+class MethodLog(Reporter):
+    """method.jsonl: the strategy's own numbers of each finished
+    generation, following the run as logbook.csv does (at most once a
+    second between save points, durably at each). It must save before the
+    checkpoint is written: a run killed in between then finds lines beyond
+    its checkpoint, which resuming drops, never a line missing."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.records: list[dict] = []
+        self.written = time.perf_counter()
+
+    def resume(self, gen: int) -> None:
+        """Continue from the checkpoint of generation `gen`: keep the
+        file's lines up to it (later ones are played again). A run
+        directory from before the file existed has none to keep."""
+        self.records = [r for r in read_method_file(self.run_dir) if r["gen"] <= gen]
+
+    def _take(self, run: RunState) -> None:
+        numbers = run.done.method
+        if numbers and (not self.records or self.records[-1]["gen"] < run.gen):
+            self.records.append(method_record(run.gen, numbers))
+
+    def _write(self, durable: bool) -> None:
+        if self.records:
+            write_method_file(self.run_dir, self.records, durable)
+        self.written = time.perf_counter()
+
+    def generation(self, run: RunState, record: dict) -> None:
+        self._take(run)
+        if time.perf_counter() - self.written >= LOGBOOK_SECONDS:
+            self._write(durable=False)
+
+    def save(self, run: RunState) -> None:
+        self._take(run)
+        self._write(durable=True)
 
 
 class RunFiles(Reporter):

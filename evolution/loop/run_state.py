@@ -70,6 +70,10 @@ class Finished:
     hall_of_fame: list
     record: dict
     search_state: dict | None
+    # The strategy's own numbers for this generation (`Strategy.numbers`);
+    # None for the generation a resumed run starts from, whose numbers the
+    # run's method.jsonl already holds.
+    method: dict | None = None
 
 
 @dataclass
@@ -130,7 +134,7 @@ class RunState:
 
     def finish(self, gen: int, population: list, record: dict) -> None:
         self.done = Finished(gen, population, random.getstate(), list(self.hall_of_fame),
-                             record, self.strategy.state())
+                             record, self.strategy.state(), self.strategy.numbers())
 
     def back_to_last_finished(self) -> None:
         """Undo what an unfinished generation did to the hall of fame and

@@ -6,6 +6,7 @@ and evosax, and what of a run's settings it reads (`SearchSettings`).
     population = strategy.initial()          # individuals (numpy genomes)
     ... the run scores them and updates its hall of fame ...
     strategy.tell(population, summaries)     # their fitness is set
+    strategy.numbers()                       # its own numbers, for method.jsonl
     offspring = strategy.ask(population, hall_of_fame)
     state = strategy.state()                 # data for the checkpoint
 
@@ -61,6 +62,17 @@ class Strategy(ABC):
     def columns(self) -> dict[str, float]:
         """Logbook columns of the strategy's own (a QD-score, say), for
         the generation just told; none by default."""
+        return {}
+
+    def numbers(self) -> dict[str, Any]:
+        """The strategy's own numbers for the generation just told (a step
+        size, a learning rate, species sizes), which the run writes to
+        `method.jsonl` each generation so that they can be drawn against
+        generations; the checkpoint keeps only the latest state. Each is a
+        float, or a dict of str -> int. Reads the state, never changes it
+        and draws no random number: a run is the same whether or not
+        anything asks. Nothing (an empty dict) by default.
+        """
         return {}
 
     def archive(self) -> dict | None:

@@ -55,6 +55,12 @@ class CMAES(Strategy):
     def tell(self, population: list, summaries: list[dict] | None = None) -> None:
         self.strategy.update(population)
 
+    def numbers(self) -> dict[str, float]:
+        """The step size sigma and the condition number of the covariance
+        matrix C (its largest eigenvalue over its smallest, as DEAP's
+        update computes it)."""
+        return {"sigma": float(self.strategy.sigma), "condition": float(self.strategy.cond)}
+
     def state(self) -> dict[str, Any]:
         """A copy of everything that continues the search exactly:
         {"arrays": name -> ndarray, "meta": JSON-ready numbers}."""

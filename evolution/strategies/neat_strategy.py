@@ -184,6 +184,10 @@ class NEAT(Strategy):
         self.population: neat.Population | None = None
         self.order: list[int] = []
         self._columns: dict[str, float] = {}
+        # The scored generation's species sizes, by species key (not in
+        # the state: neat-python has speciated the next generation by
+        # then, and the checkpoint keeps that one).
+        self._sizes: dict[str, int] = {}
 
     # -- the search
 
@@ -209,6 +213,8 @@ class NEAT(Strategy):
             "species": len(self.population.species.species),
             "connections": float(np.mean([g.size()[1] for g in genomes.values()])),
         }
+        species = self.population.species.species
+        self._sizes = {str(k): len(species[k].members) for k in sorted(species)}
         self.population.run(lambda genomes, config: None, 1)
         # Who bred whom matters to nothing that follows; keeping only the
         # living genomes' parents keeps it (and the state) from growing.
@@ -219,6 +225,12 @@ class NEAT(Strategy):
     def columns(self) -> dict[str, float]:
         """The scored generation's species and mean enabled connections."""
         return dict(self._columns)
+
+    def numbers(self) -> dict[str, dict[str, int]]:
+        """The size of each species of the scored generation, by species
+        key (the oldest species first); none after a resume until the
+        next generation is told."""
+        return {"species_sizes": dict(self._sizes)} if self._sizes else {}
 
     # -- its state, as data
 

@@ -37,6 +37,11 @@ ADAM_EPSILON = 1e-8
 STREAM = 0x0E5
 
 
+def adam_rate(lr: float, t: int) -> float:
+    """Adam's bias-corrected learning rate at step `t` (t >= 1)."""
+    return lr * np.sqrt(1.0 - BETA2 ** t) / (1.0 - BETA1 ** t)
+
+
 def centred_ranks(fitness: np.ndarray) -> np.ndarray:
     """Each value's rank scaled to [-0.5, 0.5]; equal values share the
     mean of their ranks, so a generation of equal fitness moves nothing."""
@@ -86,8 +91,17 @@ class OpenAIES(Strategy):
         self.t += 1
         self.m = BETA1 * self.m + (1.0 - BETA1) * step
         self.v = BETA2 * self.v + (1.0 - BETA2) * step * step
-        rate = self.lr * np.sqrt(1.0 - BETA2 ** self.t) / (1.0 - BETA1 ** self.t)
+        rate = adam_rate(self.lr, self.t)
         self.theta = self.theta - rate * self.m / (np.sqrt(self.v) + ADAM_EPSILON)
+
+    def numbers(self) -> dict[str, float]:
+        """The step just taken's learning rate (bias-corrected), the noise
+        sigma, and the norms of the mean theta and of Adam's first moment
+        m (how far and how fast the mean moves)."""
+        return {"learning_rate": float(adam_rate(self.lr, self.t)) if self.t else 0.0,
+                "noise_sigma": self.sigma,
+                "mean_norm": float(np.linalg.norm(self.theta)),
+                "first_moment_norm": float(np.linalg.norm(self.m))}
 
     def recommend(self) -> np.ndarray:
         return self.theta.copy()

@@ -7,6 +7,9 @@ read from the files the runs write and never writing to them.
 - `page`: the Bokeh document of one browser tab;
 - `views`: what a chosen run shows besides its curves (its method's own
   state, a replay, comparisons), as HTML with the pictures `plots` draws;
+- `history`: a method's own numbers per generation (method.jsonl) drawn;
+- `archive_map`: a MAP-Elites archive as a figure whose cells replay their
+  elite when clicked;
 - `server`: the server, its address and its safety (127.0.0.1 unless told
   otherwise, nothing served outside RUNS_DIR's reading and Bokeh's assets).
 """

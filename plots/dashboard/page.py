@@ -2,9 +2,12 @@
 table (sortable, filtered by method or stage), and the run chosen in it:
 its fitness curves against generations or frames played, its held-out and
 validation completion, its settings, and what its search method has of
-its own (`views.method_view`); a replay of its best genome (or an elite)
-on a stage picked in the page; the best-fitness curves of runs picked to
-compare, and an `evolution.compare` output directory's table and curves.
+its own (per generation, `history`; at the last checkpoint,
+`views.method_view`; a MAP-Elites archive as a figure whose cells replay
+their elite when clicked, `archive_map`); a replay of its
+best genome (or an elite) on a stage picked in the page; the best-fitness
+curves of runs picked to compare, and an `evolution.compare` output
+directory's table and curves.
 A callback every second reads what changed on disk, so a running run's
 row, curves and method view move, and a run started after the page opened
 appears, without reloading the page. Pictures are drawn and replays
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -36,11 +40,14 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
+from evolution.loop.method_file import METHOD_NAME, read_method_file
+from evolution.loop.outputs import LOGBOOK_NAME, RunFileError
 from plots import PlotError
 from plots.dashboard import views
+from plots.dashboard.archive_map import ArchiveMap, archive_cells
+from plots.dashboard.history import MethodHistory
 from plots.dashboard.runs import COLUMNS, Run, RunsDir, file_stamp, stage_count
-from runners.archive_file import ARCHIVE_NAME
-from runners.genome_file import BEST_NAME
+from runners.archive_file import ARCHIVE_NAME, ArchiveFileError
 
 REFRESH_MS = 1000
 ALL = "all methods"
@@ -52,12 +59,14 @@ TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
 # page makes its own formatters).
 FORMATS = {"best": "0.000", "held_out": "0.0%", "validation": "0.0%", "frames": "0,0"}
 CURVES = ("gen", "max", "mean", "min", "frames")
-# The files a run's method view is drawn from: it is drawn again when one changes.
-METHOD_FILES = ("logbook.csv", "checkpoint.npz", ARCHIVE_NAME, BEST_NAME)
 # Every tab's pictures and replays are drawn here, one at a time, off the
 # server's event loop (which then keeps the pages live) and on one thread
 # (matplotlib is not thread-safe).
 DRAWING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dashboard-drawing")
+# A running run's pictures (its last checkpoint's) are drawn again at most
+# this often (s): a fast run checkpoints several times a second, and each
+# drawing takes a tenth of a second or more of a core the run could use.
+PICTURE_SECONDS = 10.0
 NO_COMPARISON = "(none)"
 
 
@@ -96,13 +105,20 @@ class Page:
                            color="green", marker="square", legend_label="validation")
         self.tests.legend.location = "bottom_right"
         self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
+        self.method_head = Div(text="", width=1250)
+        self.archive_map = ArchiveMap(self.on_archive_cell)
+        self.history = MethodHistory()
+        self.history_key: tuple | None = None
         self.method_view = Div(text="", width=1250)
         self.method_key: tuple | None = None
+        # The key the method view's pictures were last drawn for, and when.
+        self.picture_key: tuple | None = None
+        self.picture_at = 0.0
         self.replay_stage = Select(title="stage", value="", options=[], width=220)
         self.replay_gen = TextInput(title="or a generated stage", value="",
                                     placeholder="gen:easy:7", width=180)
         self.replay_who = Select(title="who plays", value=views.BEST_GENOME[0],
-                                 options=[views.BEST_GENOME], width=300)
+                                 options=[views.BEST_GENOME], width=300, name="replay-who")
         self.replay_button = Button(label="replay", button_type="primary", width=120,
                                     align="end")
         self.replay_view = Div(text="", width=1250)
@@ -128,7 +144,8 @@ class Page:
         return column(Div(text=f"<h2>Speednik Evolve: runs in {self.runs.root}</h2>"),
                       row(self.method, self.stage, self.count), self.table, self.detail,
                       self.axis, row(self.fitness, self.tests),
-                      Div(text="<h3>the method's own</h3>"), self.method_view,
+                      Div(text="<h3>the method's own</h3>"), self.method_head,
+                      self.archive_map.figure, self.history.layout, self.method_view,
                       Div(text="<h3>replay</h3>"),
                       row(self.replay_who, self.replay_stage, self.replay_gen,
                           self.replay_button), self.replay_view,
@@ -206,6 +223,7 @@ class Page:
                             f"{held['status']}, {held['generation']} generations"
                             f"<details><summary>settings</summary><pre>{_escape(settings)}"
                             f"</pre></details>")
+        self.show_history(run)
         self.show_method(run)
         choices = views.replay_choices(run.settings)
         if list(self.replay_stage.options) != choices:
@@ -225,24 +243,73 @@ class Page:
         future.add_done_callback(
             lambda done: doc.add_next_tick_callback(partial(then, done.result())))
 
-    def show_method(self, run: Run) -> None:
-        """The method view, drawn again only when its files changed."""
-        key = (run.path, tuple(file_stamp(run.path / n) for n in METHOD_FILES))
-        if key == self.method_key:
+    def show_history(self, run: Run) -> None:
+        """The method's numbers per generation, sent again when the
+        logbook or method.jsonl changed (read here: both are small)."""
+        key = (run.path, file_stamp(run.path / LOGBOOK_NAME),
+               file_stamp(run.path / METHOD_NAME))
+        if key == self.history_key:
             return
-        self.method_key = key
-        head = (f"<p><b>{_escape(run.name)}</b>: "
-                f"{_escape(run.settings.get('algorithm', ''))}</p>")
+        self.history_key = key
+        records, problem = [], ""
+        try:
+            records = read_method_file(run.path)
+        except RunFileError as e:
+            problem = str(e)
+        self.history.show(run.settings.get("algorithm", ""), run.logbook, records, problem)
+
+    def show_method(self, run: Run) -> None:
+        """The method view: the archive and who may play follow its files
+        at once; its pictures are drawn again when their files changed,
+        and for the same run at most every PICTURE_SECONDS."""
+        algorithm = run.settings.get("algorithm", "")
+        key = (run.path, algorithm,
+               tuple(file_stamp(run.path / n) for n in views.view_files(algorithm)),
+               views.has_history(run.path))
+        if key != self.method_key:
+            self.method_key = key
+            self.method_head.text = (f"<p><b>{_escape(run.name)}</b>: "
+                                     f"{_escape(algorithm)}</p>")
+            self.show_archive(run)
+            who = views.elite_choices(run.path)
+            if [tuple(o) for o in self.replay_who.options] != who:
+                self.replay_who.options = who
+                if self.replay_who.value not in [value for value, _ in who]:
+                    self.replay_who.value = views.BEST_GENOME[0]
+        if key == self.picture_key:
+            return
+        now = time.monotonic()
+        same_run = self.picture_key is not None and self.picture_key[:2] == key[:2]
+        if same_run and now - self.picture_at < PICTURE_SECONDS:
+            return                              # drawn at a later refresh
+        self.picture_key, self.picture_at = key, now
 
         def shown(html: str) -> None:
-            if self.method_key == key:          # not a run chosen since
-                self.method_view.text = head + html
+            if self.picture_key == key:         # not a run chosen since
+                self.method_view.text = html
         self.off_loop(shown, views.method_view, run.path, run.settings, run.logbook)
-        who = views.elite_choices(run.path)
-        if [tuple(o) for o in self.replay_who.options] != who:
-            self.replay_who.options = who
-            if self.replay_who.value not in [value for value, _ in who]:
-                self.replay_who.value = views.BEST_GENOME[0]
+
+    def show_archive(self, run: Run) -> None:
+        """The archive figure of a MAP-Elites run (its file is small: read
+        here, on the document's thread); hidden for any other run, or one
+        whose archive cannot be read (the method view says why)."""
+        cells = None
+        if (run.path / ARCHIVE_NAME).is_file():
+            try:
+                cells = archive_cells(run.path)
+            except ArchiveFileError:
+                cells = None
+        self.archive_map.show(cells)
+
+    def on_archive_cell(self, cell: str) -> None:
+        """A filled cell of the archive was clicked: its elite plays, as
+        if chosen in "who plays" and the replay button pressed."""
+        if self.replaying:
+            return
+        if cell not in [value for value, _ in self.replay_who.options]:
+            return
+        self.replay_who.value = cell
+        self.on_replay()
 
     # -- replay ------------------------------------------------------------------------
 

@@ -1,9 +1,12 @@
 """What the dashboard shows of one run besides its curves, as HTML the
-page puts in a Div: the search method's own state, a replay of the best
-genome, and comparisons. Each picture is drawn by the `plots` command that
-draws it on disk (`plots archive`, `plots replay`, `plots compare`,
-`plots methods`) and embedded in the page as a data URL, so the server
-serves no file and writes none into RUNS_DIR.
+page puts in a Div: the search method's own state at its last
+checkpoint, a replay of the best genome, and comparisons. Each picture is
+drawn by the `plots` command that draws it on disk (`plots replay`,
+`plots compare`, `plots methods`), or here for a method's state, and
+embedded in the page as a data URL, so the server serves no file and
+writes none into RUNS_DIR. (What a method has per generation is drawn by
+`history`, and a MAP-Elites archive by `archive_map`, as Bokeh figures of
+the page.)
 """
 from __future__ import annotations
 
@@ -21,7 +24,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from evolution.loop.checkpoint import CHECKPOINT_NAME
+from evolution.loop.method_file import METHOD_NAME
 from plots import PlotError, new_figure
+from runners.archive_file import ARCHIVE_NAME
+from runners.genome_file import BEST_NAME
 
 # A GIF in the page is kept small: every frame of a long episode at game
 # size would be megabytes sent over the websocket.
@@ -65,8 +72,21 @@ def _number(v: Any) -> str:
 
 # -- the method's own view ---------------------------------------------------------------
 
+# The files each method's view is drawn from (besides whether the run has a
+# method.jsonl): the page draws it again only when one of them changes, so
+# a running run costs a drawing at each checkpoint, not every second.
+VIEW_FILES = {"map-elites": (ARCHIVE_NAME,), "neat": (CHECKPOINT_NAME, BEST_NAME),
+              "cmaes": (CHECKPOINT_NAME,), "openai-es": (CHECKPOINT_NAME,)}
+
+
+def view_files(algorithm: str) -> tuple[str, ...]:
+    """None for a method whose view is one unchanging line."""
+    return VIEW_FILES.get(algorithm, ())
+
+
 def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) -> str:
-    """The HTML of what the run's search method has of its own."""
+    """The HTML of what the run's search method has of its own at its last
+    checkpoint (its numbers per generation are `history`'s figures)."""
     algorithm = settings.get("algorithm", "")
     try:
         if algorithm == "map-elites":
@@ -84,22 +104,16 @@ def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) 
 
 
 def archive_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
-    from plots.archive import draw_archive
+    """A line when the archive cannot be read; nothing otherwise: the
+    archive is the page's clickable figure (`archive_map`), its QD-score
+    and coverage `history`'s."""
+    from runners.archive_file import ArchiveFileError, load_archive
 
-    fig = draw_archive(new_figure(7, 5), run_dir)
-    parts = [figure_html(fig, "MAP-Elites archive")]
-    curves = {k: logbook[k] for k in ("qd_score", "coverage") if logbook.get(k)}
-    if curves:
-        fig = new_figure(5, 5)
-        for i, (name, values) in enumerate(curves.items()):
-            ax = fig.add_subplot(len(curves), 1, i + 1)
-            ax.plot(logbook["gen"], values, marker=".")
-            ax.set_ylabel(name.replace("_", "-"))
-            ax.grid(alpha=0.3)
-        fig.axes[-1].set_xlabel("generation")
-        fig.tight_layout()
-        parts.append(figure_html(fig, "QD-score and coverage"))
-    return "".join(parts)
+    try:
+        load_archive(run_dir)
+    except ArchiveFileError as e:
+        return note(str(e))
+    return ""
 
 
 def _checkpoint_search(run_dir: Path, what: str) -> dict:
@@ -114,7 +128,32 @@ def _checkpoint_search(run_dir: Path, what: str) -> dict:
     return {"generation": ckpt.generation, **ckpt.search}
 
 
+def has_history(run_dir: Path) -> bool:
+    """Whether the run keeps its method's numbers per generation (a run
+    from before method.jsonl existed does not)."""
+    return (run_dir / METHOD_NAME).is_file()
+
+
+def no_history(what: str) -> str:
+    return note(f"This run has no {METHOD_NAME} (runs write it since it was added): "
+                f"{what} is shown at the last checkpoint only.")
+
+
+def _checkpoint_part(draw, *args) -> str:
+    """What the last checkpoint shows, or one line saying why not."""
+    try:
+        return draw(*args)
+    except ViewError as e:
+        return note(str(e))
+
+
 def cmaes_view(run_dir: Path, settings: dict) -> str:
+    if not has_history(run_dir):
+        return cmaes_checkpoint_view(run_dir, settings) + no_history("the step size sigma")
+    return _checkpoint_part(cmaes_checkpoint_view, run_dir, settings)
+
+
+def cmaes_checkpoint_view(run_dir: Path, settings: dict) -> str:
     state = _checkpoint_search(run_dir, "CMA-ES state")
     meta, arrays = state["meta"], state["arrays"]
     axes = np.sort(np.asarray(arrays["diagD"], dtype=np.float64))[::-1]
@@ -135,20 +174,25 @@ def cmaes_view(run_dir: Path, settings: dict) -> str:
     ax.grid(alpha=0.3, which="both")
     fig.tight_layout()
     return (numbers_table(rows, "CMA-ES, from the last checkpoint")
-            + figure_html(fig, "CMA-ES axes")
-            + note("The checkpoint keeps the current step size only: the logbook has no "
-                   "per-generation sigma, so it is shown at the last checkpoint."))
+            + figure_html(fig, "CMA-ES axes"))
 
 
 def openai_es_view(run_dir: Path, settings: dict) -> str:
-    from evolution.strategies.openai_es import BETA1, BETA2
+    if not has_history(run_dir):
+        return (openai_es_checkpoint_view(run_dir, settings)
+                + no_history("the learning statistics are"))
+    return _checkpoint_part(openai_es_checkpoint_view, run_dir, settings)
+
+
+def openai_es_checkpoint_view(run_dir: Path, settings: dict) -> str:
+    from evolution.strategies.openai_es import adam_rate
 
     state = _checkpoint_search(run_dir, "OpenAI-ES state")
     arrays, t = state["arrays"], int(state["meta"]["t"])
     theta, m, v = (np.asarray(arrays[k], dtype=np.float64) for k in ("theta", "m", "v"))
     options = settings.get("options", {})
     lr = float(options.get("es_lr", math.nan))
-    rate = lr * math.sqrt(1.0 - BETA2 ** t) / (1.0 - BETA1 ** t) if t else math.nan
+    rate = float(adam_rate(lr, t)) if t else math.nan
     rows = [("generation of the checkpoint", state["generation"]),
             ("Adam steps t", t),
             ("learning rate es_lr", lr),
@@ -167,42 +211,26 @@ def openai_es_view(run_dir: Path, settings: dict) -> str:
     ax.set_title(f"OpenAI-ES mean at generation {state['generation']}")
     fig.tight_layout()
     return (numbers_table(rows, "OpenAI-ES, from the last checkpoint")
-            + figure_html(fig, "OpenAI-ES mean")
-            + note("The checkpoint keeps the current Adam state only: the logbook has no "
-                   "per-generation learning statistics."))
+            + figure_html(fig, "OpenAI-ES mean"))
 
 
 def neat_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
-    parts = []
-    if logbook.get("species"):
-        fig = new_figure(5.5, 4.5)
-        ax = fig.add_subplot(2, 1, 1)
-        ax.step(logbook["gen"], logbook["species"], where="mid", marker=".")
-        ax.set_ylabel("species")
-        ax.grid(alpha=0.3)
-        ax = fig.add_subplot(2, 1, 2)
-        ax.plot(logbook["gen"], logbook.get("connections", []), marker=".", color="C1")
-        ax.set_ylabel("mean enabled\nconnections")
-        ax.set_xlabel("generation")
-        ax.grid(alpha=0.3)
-        fig.tight_layout()
-        parts.append(figure_html(fig, "NEAT species per generation"))
-    try:
-        generation, sizes = species_sizes(run_dir)
-        fig = new_figure(4.5, 4.5)
-        ax = fig.add_subplot(1, 1, 1)
-        ax.bar([str(k) for k, _ in sizes], [n for _, n in sizes])
-        ax.set_xlabel("species (key)")
-        ax.set_ylabel("members")
-        ax.set_title(f"species sizes at generation {generation}")
-        fig.tight_layout()
-        parts.append(figure_html(fig, "NEAT species sizes"))
-    except ViewError as e:
-        parts.append(note(str(e)))
-    parts.append(topology_view(run_dir))
-    parts.append(note("The logbook records the number of species each generation; the "
-                      "size of each species is kept only in the last checkpoint."))
-    return "".join(parts)
+    if has_history(run_dir):
+        return topology_view(run_dir)
+    return (_checkpoint_part(species_sizes_view, run_dir) + topology_view(run_dir)
+            + no_history("the size of each species"))
+
+
+def species_sizes_view(run_dir: Path) -> str:
+    generation, sizes = species_sizes(run_dir)
+    fig = new_figure(4.5, 4.5)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.bar([str(k) for k, _ in sizes], [n for _, n in sizes])
+    ax.set_xlabel("species (key)")
+    ax.set_ylabel("members")
+    ax.set_title(f"species sizes at generation {generation}")
+    fig.tight_layout()
+    return figure_html(fig, "NEAT species sizes")
 
 
 def species_sizes(run_dir: Path) -> tuple[int, list[tuple[int, int]]]:
@@ -291,7 +319,7 @@ def elite_choices(run_dir: Path) -> list[tuple[str, str]]:
     in a MAP-Elites run, each elite of its archive, the fittest first
     ("I,J"), then the baseline agents ("agent:NAME")."""
     from runners.agents import BASELINES
-    from runners.archive_file import ARCHIVE_NAME, ArchiveFileError, load_archive
+    from runners.archive_file import ARCHIVE_NAME, ArchiveFileError, format_cell, load_archive
 
     agents = [(f"{AGENT_PREFIX}{name}", f"baseline agent {name}") for name in BASELINES]
     if not (run_dir / ARCHIVE_NAME).is_file():
@@ -302,9 +330,9 @@ def elite_choices(run_dir: Path) -> list[tuple[str, str]]:
         return [BEST_GENOME, *agents]
     order = np.argsort(-np.asarray(archive.objective), kind="stable")
     return [BEST_GENOME] + [
-        (f"{archive.cell[k][0]},{archive.cell[k][1]}",
-         f"elite of cell {archive.cell[k][0]},{archive.cell[k][1]} "
-         f"(fitness {archive.objective[k]:.3f})") for k in order] + agents
+        (format_cell(archive.cell[k]),
+         f"elite of cell {format_cell(archive.cell[k])} (fitness {archive.objective[k]:.3f})")
+        for k in order] + agents
 
 
 def replay_choices(settings: dict) -> list[str]:

@@ -172,12 +172,14 @@ def test_a_directory_another_run_writes_into_is_refused(runs, tmp_path):
 
 def test_a_run_killed_before_its_first_checkpoint_can_start_again(runs, tmp_path):
     """What a run writes after generation 0 but before its checkpoint
-    (config.json, logbook.csv, best.json) holds nothing to resume: a new
-    run in the directory starts anew, saying so; anything else there is
-    still refused."""
+    (config.json, logbook.csv, best.json, method.jsonl) holds nothing to
+    resume: a new run in the directory starts anew, saying so; anything
+    else there is still refused."""
     run = copy_of(runs, "ga", tmp_path)
     for name in (CHECKPOINT_NAME, "fitness.png"):
         (run / name).unlink()
+    # As a CMA-ES run leaves it (its numbers are saved before the checkpoint).
+    (run / "method.jsonl").write_text('{"gen": 0, "sigma": 0.5, "condition": 1.0}\n')
     (run / "notes.txt").write_text("mine")
     line = one_line(run_cli("--generations", "1", *FAST, "--out", run))
     assert "not empty" in line and (run / "notes.txt").read_text() == "mine"
@@ -186,6 +188,7 @@ def test_a_run_killed_before_its_first_checkpoint_can_start_again(runs, tmp_path
     assert again.returncode == 0, again.stderr
     assert "stopped before its first checkpoint" in again.stderr
     assert load_checkpoint(run).config["seed"] == 7
+    assert not (run / "method.jsonl").exists()      # a GA run writes none
 
 
 # -- stage sets at their limit ---------------------------------------------------------

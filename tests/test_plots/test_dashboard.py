@@ -3,8 +3,10 @@
 server's safety (404 for a path that climbs out, one-line errors, Ctrl-C);
 and the page in a real browser (headless Chromium): the runs, a live
 run's new generation and a new run appearing without a reload; a
-MAP-Elites run's archive, an elite replayed, a NEAT run's network and runs
-overlaid (the views themselves: test_dashboard_views.py)."""
+MAP-Elites run's archive, whose cells replay their elite when clicked (an
+empty one does nothing), an elite picked in the list replayed, a NEAT
+run's species and network, and runs overlaid (the views themselves:
+test_dashboard_views.py)."""
 from __future__ import annotations
 
 import contextlib
@@ -29,6 +31,7 @@ from commands import call
 from paths import REPO_ROOT
 from plots import __main__ as plots_cli
 from plots.dashboard.runs import RunsDir
+from runners.archive_file import load_archive
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -205,6 +208,30 @@ def test_the_page_in_a_browser_follows_a_live_run(tmp_path, one_run):
         os.close(fd)
 
 
+ARCHIVE_FIGURE = "const f = Bokeh.documents[0].get_model_by_name('archive')"
+
+
+def click_cell(page, archive, cell) -> None:
+    """A real mouse click on the centre of archive cell (I, J) of the
+    page's archive figure, found through Bokeh's view of it."""
+    (x0, y0), (x1, y1) = archive.lower, archive.upper
+    x = x0 + (cell[0] + 0.5) * (x1 - x0) / archive.dims[0]
+    y = y0 + (cell[1] + 0.5) * (y1 - y0) / archive.dims[1]
+    at = page.evaluate(f"""() => {{
+        {ARCHIVE_FIGURE};
+        const view = Bokeh.index.find_one(f);
+        view.el.scrollIntoView({{block: "center"}});
+        const box = view.el.getBoundingClientRect();
+        return [box.left + view.frame.x_scale.compute({x}),
+                box.top + view.frame.y_scale.compute({y})];
+    }}""")
+    page.mouse.click(*at)
+
+
+def who_plays(page) -> str:
+    return page.evaluate("Bokeh.documents[0].get_model_by_name('replay-who').value")
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
 def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
@@ -224,12 +251,34 @@ def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
         page.goto(url)
         cells = page.locator(".slick-cell")
         cells.get_by_text("map-elites", exact=True).first.click()
-        archive = page.wait_for_selector("img[alt='MAP-Elites archive']", timeout=30000)
-        assert archive.evaluate("img => img.naturalWidth") > 300
-        # The fittest elite plays; the episode's line, its map and animation show.
+        page.wait_for_function(f"() => {{ {ARCHIVE_FIGURE}; return f && f.visible; }}",
+                               timeout=30000)
+        archive = load_archive(root / "map-elites")
+        # A click on the least fit elite's cell (not the one "who plays"
+        # starts with) plays it.
+        k = int(np.argmin(archive.objective))
+        cell = f"{archive.cell[k][0]},{archive.cell[k][1]}"
+        click_cell(page, archive, archive.cell[k])
+        page.wait_for_selector(f"p.replay-result:has-text('elite of cell {cell} on')",
+                               timeout=120000)
+        assert who_plays(page) == cell
+        page.screenshot(path=str(tmp_path / "archive-clicked.png"), full_page=True)
+        # A click on an empty cell does nothing.
+        shown = page.locator("p.replay-result").inner_text()
+        empty = next((i, j) for i in range(archive.dims[0]) for j in range(archive.dims[1])
+                     if not ((archive.cell[:, 0] == i) & (archive.cell[:, 1] == j)).any())
+        click_cell(page, archive, empty)
+        time.sleep(2)
+        assert who_plays(page) == cell
+        assert page.locator("p.replay-result").inner_text() == shown
+        assert page.get_by_text("playing map-elites").count() == 0
+        # The fittest elite, picked in the list, plays; the episode's line,
+        # its map and animation show.
         page.locator("select").nth(1).select_option(index=1)
+        best = archive.cell[int(np.argmax(archive.objective))]
         page.get_by_role("button", name="replay").click()
-        page.wait_for_selector("p.replay-result:has-text('elite of cell')", timeout=120000)
+        page.wait_for_selector(f"p.replay-result:has-text('elite of cell {best[0]},{best[1]} on')",
+                               timeout=120000)
         gif = page.wait_for_selector("img[alt='replay animation']", timeout=30000)
         assert gif.evaluate("img => img.naturalWidth") > 300
         # How the episode ended, as runners.replay prints it.
@@ -237,7 +286,11 @@ def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
         assert page.locator("pre", has_text=ending).count() == 1
         cells.get_by_text("neat", exact=True).first.click()
         page.wait_for_selector("img[alt='best NEAT network']", timeout=30000)
-        assert page.locator("img[alt='MAP-Elites archive']").count() == 0
+        # Its species sizes per generation, a live figure of the page.
+        page.wait_for_function("() => { const f = Bokeh.documents[0].get_model_by_name("
+                               "'history-species-sizes'); return f && f.visible; }", timeout=10000)
+        page.wait_for_function(f"() => {{ {ARCHIVE_FIGURE}; return !f.visible; }}",
+                               timeout=10000)
         # Picked as the widget does (its typing and clicking is Bokeh's own).
         page.evaluate("Bokeh.documents[0].get_model_by_name('compare-runs').value = "
                       "['map-elites', 'neat']")

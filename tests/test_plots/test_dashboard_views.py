@@ -1,8 +1,10 @@
 """The dashboard's views of one run besides its curves, drawn on the
-server: each method's own state, a replay of the best genome or an elite,
-and comparisons of runs and of an `evolution.compare` directory. Each is
-checked against what it shows (the picture `plots` draws, the numbers the
-checkpoint holds), and none writes into the run directory."""
+server: each method's own state at its last checkpoint, the MAP-Elites
+archive whose cells replay their elite when clicked, a replay of the best
+genome or an elite, and comparisons of runs and of an `evolution.compare`
+directory. Each is checked against what it shows (the picture `plots`
+draws, the numbers the checkpoint holds), and none writes into the run
+directory. (The numbers per generation: test_dashboard_history.py.)"""
 from __future__ import annotations
 
 import base64
@@ -19,6 +21,7 @@ import pytest
 from PIL import Image
 
 from evolution.loop.checkpoint import load_checkpoint
+from evolution.loop.method_file import METHOD_NAME
 from paths import REPO_ROOT
 from plots import PlotError, new_figure
 from plots.dashboard import views
@@ -70,15 +73,48 @@ def png_of(fig) -> bytes:
     return buf.getvalue()
 
 
-def test_map_elites_shows_the_archive_as_plots_archive_draws_it(method_runs):
+def test_the_archive_figure_colours_its_cells_as_plots_archive_does(method_runs):
+    from matplotlib.colors import to_hex
+
     from plots.archive import draw_archive
+    from plots.dashboard.archive_map import archive_cells
 
     run = method_runs / "map-elites"
     before = snapshot(method_runs)
-    shown = images(method_html(run))
-    assert shown["MAP-Elites archive"] == png_of(draw_archive(new_figure(7, 5), run))
-    assert "QD-score and coverage" in shown
+    cells = archive_cells(run)
+    archive = load_archive(run)
+    image = draw_archive(new_figure(7, 5), run).axes[0].images[0]
+    grid = np.ma.getdata(image.get_array())          # the heatmap, rows up the rings axis
+    assert cells.data["cell"] == [f"{i},{j}" for i, j in archive.cell]
+    assert cells.data["fitness"] == archive.objective.tolist()
+    for (i, j), fitness, colour in zip(archive.cell, cells.data["fitness"],
+                                       cells.data["colour"]):
+        assert grid[j, i] == fitness
+        assert colour == to_hex(image.cmap(image.norm(grid[j, i])))
+    assert len(set(cells.data["colour"])) > 1
+    best = archive.cell[int(np.argmax(archive.objective))]
+    assert cells.best == f"{best[0]},{best[1]}"
+    # The page draws the archive as the figure, not as a picture.
+    assert "<img" not in method_html(run)
     assert snapshot(method_runs) == before
+
+
+def test_a_point_of_the_archive_names_its_cell_only_when_filled(method_runs):
+    from plots.dashboard.archive_map import archive_cells
+
+    cells = archive_cells(method_runs / "map-elites")
+    (x0, y0), (x1, y1) = cells.lower, cells.upper
+    w, h = (x1 - x0) / cells.dims[0], (y1 - y0) / cells.dims[1]
+    filled = set(cells.data["cell"])
+    for i in range(cells.dims[0]):
+        for j in range(cells.dims[1]):
+            # Anywhere inside the square, not only its centre.
+            for fx, fy in ((0.5, 0.5), (0.05, 0.95), (0.95, 0.05)):
+                found = cells.cell_at(x0 + (i + fx) * w, y0 + (j + fy) * h)
+                assert found == (f"{i},{j}" if f"{i},{j}" in filled else None)
+    assert cells.cell_at(x0 - w, y0 + h / 2) is None
+    assert cells.cell_at(x1 + 0.1, y0 + h / 2) is None
+    assert cells.cell_at(float("nan"), 0.0) is None
 
 
 def test_a_damaged_archive_is_said_not_drawn(method_runs, tmp_path):
@@ -88,14 +124,21 @@ def test_a_damaged_archive_is_said_not_drawn(method_runs, tmp_path):
     shutil.copytree(method_runs / "map-elites", run)
     (run / "archive.npz").write_bytes(b"not an archive")
     html = method_html(run)
-    assert "archive.npz" in html and "<img" not in html.split("QD-score")[0]
+    assert "archive.npz: unreadable archive" in html and "<img" not in html
+    from plots.dashboard.page import Page
+
+    page = Page(RunsDir(tmp_path))
+    page.refresh()
+    page.chosen = "me"
+    page.show_run()
+    assert not page.archive_map.figure.visible
 
 
 def test_neat_shows_species_and_the_best_network(method_runs):
     run = method_runs / "neat"
     shown = images(method_html(run))
-    assert {"NEAT species per generation", "NEAT species sizes",
-            "best NEAT network"} <= set(shown)
+    # Its species per generation are the page's live figures (history).
+    assert set(shown) == {"best NEAT network"}
     generation, sizes = views.species_sizes(run)
     ckpt = load_checkpoint(run)
     assert generation == ckpt.generation
@@ -131,12 +174,34 @@ def test_openai_es_shows_its_adam_state_from_the_checkpoint(method_runs):
     assert "OpenAI-ES mean" in images(html)
 
 
+@pytest.mark.parametrize("algorithm, from_checkpoint", [
+    ("cmaes", "CMA-ES axes"),
+    ("openai-es", "OpenAI-ES mean"),
+    ("neat", "NEAT species sizes"),
+])
+def test_a_run_from_before_the_method_file_shows_its_last_checkpoint(
+        method_runs, tmp_path, algorithm, from_checkpoint):
+    import shutil
+
+    html = method_html(method_runs / algorithm)
+    assert f"no {METHOD_NAME}" not in html
+    run = tmp_path / algorithm
+    shutil.copytree(method_runs / algorithm, run)
+    (run / METHOD_NAME).unlink()
+    html = method_html(run)
+    assert from_checkpoint in images(html)
+    assert f"no {METHOD_NAME}" in html and "at the last checkpoint only" in html
+
+
 def test_a_run_without_a_checkpoint_says_so(method_runs, tmp_path):
     import shutil
 
     run = tmp_path / "cm"
     shutil.copytree(method_runs / "cmaes", run)
     (run / "checkpoint.npz").unlink()
+    html = method_html(run)
+    assert "no CMA-ES state to show" in html and "<img" not in html
+    (run / METHOD_NAME).unlink()
     html = method_html(run)
     assert "no CMA-ES state to show" in html and "<img" not in html
 
@@ -256,14 +321,19 @@ def test_the_archive_in_the_page_follows_the_run(method_runs, tmp_path):
 
     root = tmp_path / "runs"
     shutil.copytree(method_runs / "map-elites", root / "me")
+    shutil.copytree(method_runs / "neat", root / "neat")
     page = Page(RunsDir(root), ImmediateDoc())
     page.refresh()
     page.chosen = "me"
     page.show_run()
     drawn()
-    first = images(page.method_view.text)["MAP-Elites archive"]
-    assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective) \
-        + len(BASELINES)
+    archive = load_archive(root / "me")
+    assert page.archive_map.figure.visible
+    assert page.archive_map.source.data["cell"] == [f"{i},{j}" for i, j in archive.cell]
+    logbook = read_logbook_table(root / "me" / "logbook.csv")
+    assert page.history.blocks["map-elites"].visible
+    assert page.history.logbook_source.data["qd_score"] == logbook["qd_score"]
+    assert len(page.replay_who.options) == 1 + len(archive.objective) + len(BASELINES)
     # The run writes its archive again (here one elite fewer, which a
     # real run never writes, but any change must show).
     with np.load(root / "me" / "archive.npz") as held:
@@ -275,9 +345,56 @@ def test_the_archive_in_the_page_follows_the_run(method_runs, tmp_path):
     write_archive_file(root / "me" / "archive.npz", arrays)
     page.refresh()
     drawn()
-    assert images(page.method_view.text)["MAP-Elites archive"] != first
-    assert len(page.replay_who.options) == 1 + len(load_archive(root / "me").objective) \
-        + len(BASELINES)
+    archive = load_archive(root / "me")
+    assert page.archive_map.source.data["cell"] == [f"{i},{j}" for i, j in archive.cell]
+    assert len(page.replay_who.options) == 1 + len(archive.objective) + len(BASELINES)
+    # A run without an archive hides it.
+    page.chosen = "neat"
+    page.show_run()
+    assert not page.archive_map.figure.visible
+
+
+def test_a_click_on_a_filled_cell_replays_its_elite_and_on_an_empty_one_nothing(
+        method_runs, tmp_path):
+    import shutil
+
+    from bokeh.events import Tap
+
+    from plots.dashboard.page import Page
+    from runners.replay import elite_record
+
+    root = tmp_path / "runs"
+    shutil.copytree(method_runs / "map-elites", root / "me")
+    page = Page(RunsDir(root))                  # no server: drawn at once
+    page.refresh()
+    page.chosen = "me"
+    page.show_run()
+    archive = load_archive(root / "me")
+    # The least fit elite: not the one "who plays" starts with.
+    k = int(np.argmin(archive.objective))
+    cell = f"{archive.cell[k][0]},{archive.cell[k][1]}"
+    data = page.archive_map.source.data
+    at = data["cell"].index(cell)
+    figure = page.archive_map.figure
+    page.replay_stage.value = "hillside"
+    figure._trigger_event(Tap(figure, x=data["x"][at] + 0.3 * data["width"][at],
+                              y=data["y"][at] - 0.3 * data["height"][at]))
+    assert page.replay_who.value == cell
+    assert f"elite of cell {cell} on hillside" in page.replay_view.text
+    record = elite_record(load_genome_file(root / "me" / "best.json"), cell)
+    result = replay_episode(record.policy(), "hillside", record.observation,
+                            record.max_steps, record.stall_frames)
+    assert format_result(result).strip() in html_text.unescape(page.replay_view.text)
+    # An empty cell: nothing changes, nothing plays.
+    cells = page.archive_map.cells
+    (x0, y0), (x1, y1) = cells.lower, cells.upper
+    w, h = (x1 - x0) / cells.dims[0], (y1 - y0) / cells.dims[1]
+    empty = next((i, j) for i in range(cells.dims[0]) for j in range(cells.dims[1])
+                 if f"{i},{j}" not in data["cell"])
+    shown = page.replay_view.text
+    figure._trigger_event(Tap(figure, x=x0 + (empty[0] + 0.5) * w, y=y0 + (empty[1] + 0.5) * h))
+    assert page.replay_who.value == cell and page.replay_view.text == shown
+    assert not page.replaying
 
 
 def test_the_stages_offered_for_replay_are_the_runs_own_then_the_built_in_ones():

@@ -355,3 +355,11 @@ def test_replay_imports_no_plots():
     proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(REPO)),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_cell_is_written_as_replay_cell_reads_it():
+    from runners.archive_file import format_cell, parse_cell
+
+    for cell in [(3, 7), (0, 0), tuple(np.array([12, 4], dtype=np.int64))]:
+        assert parse_cell(format_cell(cell)) == tuple(int(v) for v in cell)
+    assert format_cell(np.array([3, 7])) == "3,7"

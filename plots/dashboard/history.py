@@ -1,0 +1,164 @@
+"""What a search method has of its own, per generation, as live Bokeh
+figures of the page: the logbook's own columns (MAP-Elites' QD-score and
+coverage, NEAT's number of species and mean enabled connections) and the
+run's `method.jsonl` (`evolution.loop.method_file`): CMA-ES's step size
+and condition number (log scales: both change by orders of magnitude),
+OpenAI-ES's learning statistics, and NEAT's species sizes as a stacked
+area (each band one species, the oldest at the bottom, the whole height
+the population).
+
+Figures whose data change in place, rather than pictures drawn again:
+a running run's page then costs a refresh the reading of two small files,
+not a matplotlib drawing every second.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+from bokeh.layouts import column, row
+from bokeh.models import ColumnDataSource, Div, HoverTool
+from bokeh.palettes import Category20
+from bokeh.plotting import figure
+
+Records = Sequence[dict[str, Any]]
+
+# (column, label, log scale) of each method's panels, from the logbook or
+# from method.jsonl.
+LOGBOOK_PANELS = {
+    "map-elites": (("qd_score", "QD-score", False), ("coverage", "coverage", False)),
+    "neat": (("species", "species", False), ("connections", "mean enabled connections", False)),
+}
+METHOD_PANELS = {
+    "cmaes": (("sigma", "step size sigma", True),
+              ("condition", "condition number of C", True)),
+    "openai-es": (("learning_rate", "learning rate now (bias-corrected)", False),
+                  ("noise_sigma", "noise sigma", False),
+                  ("mean_norm", "|theta|, the mean's norm", False),
+                  ("first_moment_norm", "|m|, Adam's first moment's norm", False)),
+}
+SPECIES = "species_sizes"
+PANELS_PER_ROW = 2
+COLOURS = Category20[20]
+
+
+def series(records: Records, name: str) -> tuple[list[float], list[float]]:
+    """Generations and one number per generation (NaN where a line has
+    none, or null for a number that was not finite)."""
+    values = [r.get(name) for r in records]
+    return ([float(r["gen"]) for r in records],
+            [math.nan if v is None else float(v) for v in values])
+
+
+def species_table(records: Records) -> tuple[list[float], list[str], np.ndarray]:
+    """Generations, every species key that ever lived (by age), and a
+    (species, generations) matrix of their sizes, 0 where a species was
+    not alive."""
+    rows = [r for r in records if isinstance(r.get(SPECIES), dict)]
+    keys = sorted({k for r in rows for k in r[SPECIES]}, key=_key_order)
+    sizes = np.zeros((len(keys), len(rows)))
+    where = {k: i for i, k in enumerate(keys)}
+    for j, r in enumerate(rows):
+        for k, n in r[SPECIES].items():
+            sizes[where[k], j] = 0.0 if n is None else float(n)
+    return [float(r["gen"]) for r in rows], keys, sizes
+
+
+def species_bands(records: Records) -> dict[str, list]:
+    """The stacked area as one polygon a species: its top edge left to
+    right, then the top of the species below it right to left."""
+    gens, keys, sizes = species_table(records)
+    tops = np.cumsum(sizes, axis=0)
+    out: dict[str, list] = {"xs": [], "ys": [], "species": [], "colour": []}
+    for i, key in enumerate(keys):
+        below = tops[i - 1] if i else np.zeros(len(gens))
+        out["xs"].append(gens + gens[::-1])
+        out["ys"].append(tops[i].tolist() + below[::-1].tolist())
+        out["species"].append(f"species {key}")
+        out["colour"].append(COLOURS[i % len(COLOURS)])
+    return out
+
+
+def _key_order(key: str) -> tuple[int, float, str]:
+    try:
+        return (0, float(key), key)
+    except ValueError:
+        return (1, 0.0, key)
+
+
+def _panel(name: str, label: str, log: bool, source: ColumnDataSource):
+    fig = figure(height=230, width=560, title=label, x_axis_label="generation",
+                 y_axis_type="log" if log else "linear", name=f"history-{name}",
+                 tools="pan,wheel_zoom,box_zoom,reset")
+    fig.line(x="gen", y=name, source=source, line_width=2)
+    dots = fig.scatter(x="gen", y=name, source=source, size=4)
+    fig.add_tools(HoverTool(renderers=[dots], tooltips=[("generation", "@gen"),
+                                                          (label, f"@{{{name}}}")]))
+    return fig
+
+
+def _rows(figures: list) -> list:
+    return [row(*figures[i:i + PANELS_PER_ROW])
+            for i in range(0, len(figures), PANELS_PER_ROW)]
+
+
+class MethodHistory:
+    """The figures of every method, the chosen run's method's shown."""
+
+    def __init__(self) -> None:
+        log_columns = [n for panels in LOGBOOK_PANELS.values() for n, _, _ in panels]
+        method_columns = [n for panels in METHOD_PANELS.values() for n, _, _ in panels]
+        self.logbook_source = ColumnDataSource({c: [] for c in ("gen", *log_columns)})
+        self.method_source = ColumnDataSource({c: [] for c in ("gen", *method_columns)})
+        self.species_source = ColumnDataSource({"xs": [], "ys": [], "species": [],
+                                                "colour": []})
+        self.note = Div(text="", width=1250)
+        self.panels: dict[str, list] = {}
+        for algorithm, panels in LOGBOOK_PANELS.items():
+            self.panels[algorithm] = [_panel(*p, self.logbook_source) for p in panels]
+        for algorithm, panels in METHOD_PANELS.items():
+            self.panels[algorithm] = [_panel(*p, self.method_source) for p in panels]
+        self.species = figure(height=340, width=1000, name="history-species-sizes",
+                              title="NEAT species sizes per generation",
+                              x_axis_label="generation", y_axis_label="members",
+                              tools="pan,wheel_zoom,box_zoom,reset")
+        bands = self.species.patches(xs="xs", ys="ys", source=self.species_source,
+                                     fill_color="colour", line_color="white",
+                                     fill_alpha=0.85, legend_field="species")
+        self.species.add_tools(HoverTool(renderers=[bands], tooltips=[("", "@species")]))
+        self.species.add_layout(self.species.legend[0], "right")
+        self.blocks = {algorithm: column(*_rows(figs)) for algorithm, figs
+                       in self.panels.items()}
+        self.blocks["neat"] = column(*_rows(self.panels["neat"]), self.species)
+        self.layout = column(self.note, *self.blocks.values())
+        self.show("", {}, [], "")
+
+    def show(self, algorithm: str, logbook: dict[str, list[float]], records: Records,
+             problem: str) -> None:
+        """The run's numbers: `logbook` its logbook's columns, `records`
+        its method.jsonl lines, `problem` why these could not be read."""
+        for name, block in self.blocks.items():
+            block.visible = name == algorithm
+        self.note.text = f"<p><i>{_escape(problem)}</i></p>" if problem else ""
+        gens = logbook.get("gen", [])
+        log_data = {c: list(logbook.get(c) or [math.nan] * len(gens))
+                    for c in self.logbook_source.data if c != "gen"}
+        _update(self.logbook_source, {"gen": list(gens), **log_data})
+        method_data = {"gen": [float(r["gen"]) for r in records]}
+        for c in self.method_source.data:
+            if c != "gen":
+                method_data[c] = series(records, c)[1]
+        _update(self.method_source, method_data)
+        _update(self.species_source, species_bands(records))
+        self.species.visible = bool(self.species_source.data["xs"])
+
+
+def _update(source: ColumnDataSource, data: dict[str, list]) -> None:
+    """Sent to the browser only when it changed."""
+    if data != dict(source.data):
+        source.data = data
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
