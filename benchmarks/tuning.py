@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(f"| {method} | {trials} | {shown(settings)} | {before} | {found} | {now} |")
     print(f"\nvalidation stages finished (of {VALIDATION_STAGES}) at {a.frames:,} frames, "
           "seed 0:\n")
-    print("| method | trials | settings found | defaults before | settings found | "
+    print("| method | trials | settings found | defaults before | with the settings found | "
           "defaults now |")
     print("| --- | ---: | --- | ---: | ---: | ---: |")
     print("\n".join(rows))

@@ -152,6 +152,19 @@ def score_of(logbook: list[dict], stages: int) -> tuple[float, int, float]:
     return goals / stages + 0.01 * progress, goals, progress
 
 
+def untuned(method: str, settings: dict) -> dict:
+    """A task's settings without those each trial sets itself: what the
+    task holds of them (a method's defaults, which tuning may change)
+    makes no other tuning."""
+    if method not in list_strategies():
+        return settings
+    tuned = {t.name for t in get_strategy(method).tuning}
+    out = {k: v for k, v in settings.items() if k not in tuned}
+    if isinstance(out.get("options"), dict):
+        out["options"] = {k: v for k, v in out["options"].items() if k not in tuned}
+    return out
+
+
 def open_study(out: Path, method: str, frames: int, task, seed: int):
     """The study in OUT/study.db, created or reopened; TuneError when it
     holds another method, budget, task (its settings that change results)
@@ -161,17 +174,20 @@ def open_study(out: Path, method: str, frames: int, task, seed: int):
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     out.mkdir(parents=True, exist_ok=True)
     storage = f"sqlite:///{(out / STUDY_NAME).resolve()}"
-    settings = {k: v for k, v in task.to_dict().items() if k not in RESUMABLE}
+    settings = untuned(method, {k: v for k, v in task.to_dict().items()
+                                if k not in RESUMABLE})
     identity = {"method": method, "frames": frames, "seed": seed, "task": settings}
     study = optuna.create_study(study_name="tune", storage=storage, direction="maximize",
                                 load_if_exists=True)
     held = study.user_attrs.get("identity")
     if held is None:
         study.set_user_attr("identity", identity)
-    elif held != identity:
+    elif held != identity and (not isinstance(held, dict) or held.get("method") != method
+                               or {**held, "task": untuned(method, held.get("task") or {})}
+                               != identity):
         differ = [f"{k} {identity[k]!r} (recorded: {held.get(k)!r})"
                   for k in ("method", "frames", "seed") if held.get(k) != identity[k]]
-        recorded = held.get("task") or {}
+        recorded = untuned(method, held.get("task") or {})
         differ += [f"the task's {k} {v!r} (recorded: {recorded.get(k)!r})"
                    for k, v in settings.items() if recorded.get(k) != v]
         differ = ", ".join(differ)

@@ -128,6 +128,33 @@ def test_another_task_in_the_same_directory_is_refused(straight):
     assert done.returncode == 0, done.stderr
 
 
+def test_the_task_s_values_of_tuned_settings_make_no_other_tuning(straight, tmp_path):
+    # Every trial sets the learning rate itself, so a task that gives one
+    # (or a method whose default changed) is the same tuning.
+    done = call(tune_module.main, "--method", "openai-es", "--trials", "3", "--frames",
+                "150000", "--out", straight, "--", *TASK, "--es-lr", "0.3")
+    assert done.returncode == 0, done.stderr
+    # A study recorded with the task's values of its tuned settings in its
+    # identity (as studies were) is still this tuning.
+    import optuna
+
+    study = optuna.load_study(study_name="tune", storage=f"sqlite:///{straight / 'study.db'}")
+    held = study.user_attrs["identity"]
+    copy = tmp_path / "older"
+    copy.mkdir()
+    (copy / "study.db").write_bytes((straight / "study.db").read_bytes())
+    older = optuna.load_study(study_name="tune", storage=f"sqlite:///{copy / 'study.db'}")
+    task = dict(held["task"], options={"es_sigma": 0.1, "es_lr": 0.1, "es_weight_decay": 0.005})
+    older.set_user_attr("identity", dict(held, task=task))
+    done = call(tune_module.main, "--method", "openai-es", "--trials", "3", "--frames",
+                "150000", "--out", copy, "--", *TASK)
+    assert done.returncode == 0, done.stderr
+    # A setting no trial sets still makes another tuning.
+    done = call(tune_module.main, "--method", "openai-es", "--trials", "3", "--frames",
+                "150000", "--out", copy, "--", *TASK, "--max-steps", "500")
+    assert "max_steps 500" in one_line(done)
+
+
 def test_the_settings_file_equals_the_settings_typed(straight, tmp_path):
     from evolution.run import main as run
 
