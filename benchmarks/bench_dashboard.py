@@ -9,7 +9,7 @@ load on the machine; the best and median of each, the ratio of each pair,
 the page's own use of a core, and the load average are printed (on a
 shared machine the run's speed swings, and its figures are approximate).
 
-    python benchmarks/bench_dashboard.py [--runs 500] [--generations 100] [--repeats 5]
+    python benchmarks/bench_dashboard.py [--runs 500] [--generations 2000] [--repeats 5]
 """
 from __future__ import annotations
 
@@ -141,7 +141,9 @@ def polling_cost(generations: int, repeats: int) -> list[str]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=500)
-    p.add_argument("--generations", type=int, default=100)
+    p.add_argument("--generations", type=int, default=2000,
+                   help="generations of each timed run: several seconds, so the page "
+                        "refreshes it many times")
     p.add_argument("--repeats", type=int, default=5)
     args = p.parse_args()
     print(read_many(args.runs), flush=True)
