@@ -182,12 +182,12 @@ def open_study(out: Path, method: str, frames: int, task, seed: int):
     held = study.user_attrs.get("identity")
     if held is None:
         study.set_user_attr("identity", identity)
-    elif held != identity and (not isinstance(held, dict) or held.get("method") != method
-                               or {**held, "task": untuned(method, held.get("task") or {})}
-                               != identity):
+        return study
+    # Studies recorded the tuned settings' task values too: left out here.
+    recorded = untuned(method, held.get("task") or {})
+    if {**held, "task": recorded} != identity:
         differ = [f"{k} {identity[k]!r} (recorded: {held.get(k)!r})"
                   for k in ("method", "frames", "seed") if held.get(k) != identity[k]]
-        recorded = untuned(method, held.get("task") or {})
         differ += [f"the task's {k} {v!r} (recorded: {recorded.get(k)!r})"
                    for k, v in settings.items() if recorded.get(k) != v]
         differ = ", ".join(differ)
