@@ -86,6 +86,8 @@ def read_run(run_dir: Path) -> dict:
         "best": best_so_far,
         "fitness": float(best["fitness"]),
         "held_out": None if held is None else held["goals"] / held["count"],
+        # {test stage or set as named: [finished, played]}
+        "held_out_by_set": None if held is None else held.get("by_set"),
         "generations": log[-1]["gen"],
         "seconds": float(sum(r["seconds"] for r in log)),
     }
@@ -253,6 +255,25 @@ def table(methods: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
+def by_set_table(methods: dict[str, dict]) -> str:
+    """Held-out stages finished per test set as the task names them, seed by
+    seed: a set of many stages gives each seed's count, a single stage the
+    seeds that finish it."""
+    sets = next(iter(methods.values()))["held_out_by_set"]
+    head = [f"{name} (of {s['of']})" if s["of"] > 1 else name for name, s in sets.items()]
+    lines = ["held-out stages finished per test set, seed by seed:", "",
+             "| method | " + " | ".join(head) + " |",
+             "| --- |" + " --- |" * len(head)]
+    for method, m in methods.items():
+        cells = []
+        for name, s in sets.items():
+            finished = m["held_out_by_set"][name]["finished"]
+            cells.append(" ".join(map(str, finished)) if s["of"] > 1
+                         else f"{sum(finished)} of {len(finished)} seeds")
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def improvement_lines(improvement: dict, on: str) -> str:
     """P(a run of the row's method beats one of the column's), as a table."""
     names = list(improvement)
@@ -354,6 +375,11 @@ def report(args, task: list[str], pairs, wall: float) -> int:
             "held_out": None if None in held else summarise(held),
             "wall_seconds": sum(g["seconds"] for g in got),
         }
+        if None not in held and all(g["held_out_by_set"] for g in got):
+            methods[method]["held_out_by_set"] = {
+                name: {"finished": [g["held_out_by_set"][name][0] for g in got],
+                       "of": count}
+                for name, (_, count) in got[0]["held_out_by_set"].items()}
     on_held_out = all(m["held_out"] is not None for m in methods.values())
     key, on = ("held_out", "held-out completion") if on_held_out else ("fitness",
                                                                        "training fitness")
@@ -363,6 +389,9 @@ def report(args, task: list[str], pairs, wall: float) -> int:
         "task": task, "improvement": {"on": key, "pairs": improvement},
         "wall_seconds": wall})
     print(table(methods))
+    if all(m.get("held_out_by_set") for m in methods.values()):
+        print()
+        print(by_set_table(methods))
     if len(methods) > 1:
         print()
         print(improvement_lines(improvement, on))

@@ -17,7 +17,7 @@ import pytest
 from evolution import compare
 from evolution.cli.settings_file import write_settings
 
-TASK = ["--stage", "hillside", "--test-stage", "gen:easy:100-101", "--population", "6",
+TASK = ["--stage", "hillside", "--test-stage", "gen:easy:100-101", "skybridge", "--population", "6",
         "--max-steps", "400", "--workers", "1"]
 
 
@@ -66,6 +66,27 @@ def test_the_probability_of_improvement_is_printed_and_kept(compared):
     assert p + pairs["openai-es"]["ga"]["probability"] == pytest.approx(1.0)
     assert "probability that a run of the row's method beats" in printed
     assert f"{p:.2f} [" in printed
+
+
+def test_held_out_stages_are_counted_per_test_set_seed_by_seed(compared):
+    out, printed = compared
+    data = json.loads((out / "compare.json").read_text())
+    for method in ("ga", "openai-es"):
+        kept = data["methods"][method]["held_out_by_set"]
+        assert list(kept) == ["gen:easy:100-101", "skybridge"]
+        for name, of in (("gen:easy:100-101", 2), ("skybridge", 1)):
+            assert kept[name]["of"] == of
+            for seed, finished in zip((0, 1), kept[name]["finished"]):
+                best = json.loads((out / f"{method}-seed{seed}" / "best.json").read_text())
+                results = best["held_out"]["results"]
+                stages = ["gen:easy:100", "gen:easy:101"] if of == 2 else ["skybridge"]
+                assert finished == sum(results[s]["metrics"]["goal_reached"] for s in stages)
+        row = next(line for line in printed.splitlines()
+                   if line.startswith(f"| {method} |") and "seeds |" in line)
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[1] == " ".join(map(str, kept["gen:easy:100-101"]["finished"]))
+        assert cells[2] == f"{sum(kept['skybridge']['finished'])} of 2 seeds"
+    assert "| method | gen:easy:100-101 (of 2) | skybridge |" in printed
 
 
 def test_every_row_has_as_many_cells_as_the_header():
