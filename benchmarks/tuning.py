@@ -22,7 +22,6 @@ takes 1.5 to 2 minutes on 2 cores.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import subprocess
 import sys
@@ -32,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evolution.cli.settings_file import write_settings  # noqa: E402
-from evolution.loop.outputs import LOGBOOK_NAME, read_logbook  # noqa: E402
+from evolution.loop.outputs import read_logbook  # noqa: E402
 from evolution.strategies.registry import list_strategies  # noqa: E402
 from evolution.tune import BEST_NAME, TRIALS_DIR, score_of  # noqa: E402
 
@@ -55,11 +54,8 @@ def python(*args: str) -> None:
 
 def validation_goals(run_dir: Path) -> int:
     """Validation stages the genome the run chose finishes: its logbook's
-    last validation (`read_logbook` keeps only the columns every run has)."""
-    with open(run_dir / LOGBOOK_NAME, newline="", encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f) if r.get("val_goals")]
-    return score_of([{"val_goals": r["val_goals"], "val_progress": r["val_progress"]}
-                     for r in rows[-1:]], VALIDATION_STAGES)[1]
+    last validation."""
+    return score_of(read_logbook(run_dir), VALIDATION_STAGES)[1]
 
 
 def played_to(run_dir: Path, frames: int) -> bool:

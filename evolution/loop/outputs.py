@@ -27,6 +27,9 @@ CONFIG_NAME = "config.json"
 LOGBOOK_NAME = "logbook.csv"
 RUN_FORMAT = "speednik-evolve-run"
 LOGBOOK_COLUMNS = LOGBOOK_HEADER
+# Columns that count something: read back as whole numbers.
+COUNT_COLUMNS = ("gen", "evals", "completions", "test_goals", "frames", "val_goals",
+                 "species")
 RUN_ACCEPTED = (f"a run directory written by evolution holds {CONFIG_NAME} and "
                 f"{LOGBOOK_NAME} (columns {','.join(LOGBOOK_COLUMNS)})")
 
@@ -106,21 +109,24 @@ def write_logbook(run_dir: Path, records: list[dict], durable: bool = True) -> N
 
 def read_logbook(path: Path) -> list[dict]:
     """The logbook's rows as dicts of numbers (a run directory or the
-    logbook file itself)."""
+    logbook file itself): every column, those a method or validation adds
+    included; a cell left empty (a generation not tested) is None."""
     columns = read_logbook_columns(path)
     n = len(columns["gen"])
     def value(k: str, x: float):
-        if k in OPTIONAL_COLUMNS:
-            return None if np.isnan(x) else (int(x) if k in ("test_goals", "frames")
-                                             else float(x))
-        return int(x) if k in ("gen", "evals", "completions") else float(x)
+        if k not in LOGBOOK_COLUMNS or k in OPTIONAL_COLUMNS:
+            if np.isnan(x):
+                return None
+        return int(x) if k in COUNT_COLUMNS else float(x)
 
     return [{k: value(k, v[i]) for k, v in columns.items()} for i in range(n)]
 
 
 def read_logbook_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """One numpy column per logbook column; `RunFileError` naming the file,
-    row and column when something is missing or malformed."""
+    """One numpy column per logbook column, the columns every run has and
+    then any a method or validation adds (NaN where empty); `RunFileError`
+    naming the file, row and column when something is missing or
+    malformed."""
     path = Path(path)
     if path.is_dir():
         path = path / LOGBOOK_NAME
@@ -139,16 +145,18 @@ def read_logbook_columns(path: str | os.PathLike) -> dict[str, np.ndarray]:
     if not rows:
         raise RunFileError(f"{path}: no generations logged yet; {RUN_ACCEPTED}")
     columns: dict[str, np.ndarray] = {}
-    for name in LOGBOOK_COLUMNS:
-        if name in OPTIONAL_COLUMNS:
+    added = [c for c in header if c not in LOGBOOK_COLUMNS]
+    for name in (*LOGBOOK_COLUMNS, *added):
+        if name in OPTIONAL_COLUMNS or name in added:
             # Empty in generations that were not tested (NaN here).
-            columns[name] = np.array([float(r[name]) if r.get(name) not in (None, "")
-                                      else np.nan for r in rows])
-            continue
+            cells = [r.get(name) for r in rows]
+            cells = [c if c not in (None, "") else "nan" for c in cells]
+        else:
+            cells = [r[name] for r in rows]
         try:
-            columns[name] = np.array([float(r[name]) for r in rows])
+            columns[name] = np.array([float(c) for c in cells])
         except (TypeError, ValueError):
-            bad = next(i for i, r in enumerate(rows) if not _is_float(r[name]))
+            bad = next(i for i, c in enumerate(cells) if not _is_float(c))
             raise RunFileError(
                 f"{path}: row {bad + 2}, column {name}: {rows[bad][name]!r} is not a "
                 f"number; {RUN_ACCEPTED}") from None

@@ -11,6 +11,7 @@ import pytest
 
 from evolution.config import ConfigError, EvolutionConfig
 from evolution.loop.evolve import evolve
+from evolution.loop.outputs import read_logbook
 from runners import RunnerConfig, run_episodes
 
 VALIDATION = ("gen:easy:200-203",)
@@ -43,6 +44,13 @@ def test_validation_changes_only_the_genome_the_run_gives(tmp_path):
     logged = rows(tmp_path / "checked")
     assert [r["val_goals"] != "" for r in logged] == [g % 2 == 0 for g in range(7)]
     assert plain.logbook[-1]["max"] == checked.logbook[-1]["max"]
+    # Read back, the validation columns are numbers, None where not validated.
+    read = read_logbook(tmp_path / "checked")
+    assert [r["val_goals"] for r in read] == [
+        int(r["val_goals"]) if r["val_goals"] else None for r in logged]
+    assert [r["val_progress"] for r in read] == [
+        float(r["val_progress"]) if r["val_progress"] else None for r in logged]
+    assert "val_goals" not in read_logbook(tmp_path / "plain")[0]
 
 
 def validation_key(genome) -> tuple[int, float]:
