@@ -25,6 +25,7 @@ from evolution.loop.outputs import (
     RunFileError,
     read_config_data,
 )
+from runners.archive_file import ARCHIVE_NAME
 from runners.atomic import remove_stale_temporaries
 from runners.genome_file import STAGE_COPIES
 
@@ -76,7 +77,7 @@ def new_run_dir(args: argparse.Namespace, config: EvolutionConfig,
 # What a run writes once its generation 0 is done, before its first
 # checkpoint: a run killed (SIGKILL, a node lost) in between leaves these
 # and nothing to resume.
-UNSAVED_START = {CONFIG_NAME, LOGBOOK_NAME, BEST_NAME, STAGE_COPIES, METHOD_NAME}
+UNSAVED_START = {CONFIG_NAME, LOGBOOK_NAME, BEST_NAME, STAGE_COPIES, METHOD_NAME, ARCHIVE_NAME}
 
 
 def is_unsaved_start(run_dir: Path, entries: list[str]) -> bool:

@@ -172,7 +172,7 @@ def test_a_directory_another_run_writes_into_is_refused(runs, tmp_path):
 
 def test_a_run_killed_before_its_first_checkpoint_can_start_again(runs, tmp_path):
     """What a run writes after generation 0 but before its checkpoint
-    (config.json, logbook.csv, best.json, method.jsonl) holds nothing to
+    (config.json, logbook.csv, best.json, method.jsonl, archive.npz) holds nothing to
     resume: a new run in the directory starts anew, saying so; anything
     else there is still refused."""
     run = copy_of(runs, "ga", tmp_path)
@@ -180,6 +180,8 @@ def test_a_run_killed_before_its_first_checkpoint_can_start_again(runs, tmp_path
         (run / name).unlink()
     # As a CMA-ES run leaves it (its numbers are saved before the checkpoint).
     (run / "method.jsonl").write_text('{"gen": 0, "sigma": 0.5, "condition": 1.0}\n')
+    # As a MAP-Elites run leaves it (its archive too).
+    (run / "archive.npz").write_bytes(b"PK\x05\x06" + bytes(18))
     (run / "notes.txt").write_text("mine")
     line = one_line(run_cli("--generations", "1", *FAST, "--out", run))
     assert "not empty" in line and (run / "notes.txt").read_text() == "mine"
@@ -189,6 +191,7 @@ def test_a_run_killed_before_its_first_checkpoint_can_start_again(runs, tmp_path
     assert "stopped before its first checkpoint" in again.stderr
     assert load_checkpoint(run).config["seed"] == 7
     assert not (run / "method.jsonl").exists()      # a GA run writes none
+    assert not (run / "archive.npz").exists()
 
 
 # -- stage sets at their limit ---------------------------------------------------------
