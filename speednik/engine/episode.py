@@ -71,6 +71,8 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
                     np.uint8)
     ev = np.empty((MAX_EVENTS, EVENT_WIDTH), np.float64)
     obs = np.empty(obs_size, np.float32)
+    fly_f = np.empty_like(f)
+    fly_s = np.empty_like(s)
     # The action scores, then room for a hidden layer (never wider than
     # the parameters).
     scores = np.empty(NUM_ACTIONS + len(params), np.float64)
@@ -86,7 +88,7 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
     reason = DONE_TIMEOUT
     while True:
         if left == 0:
-            observe(obs_kind, st, f, s, gone, obs)
+            observe(obs_kind, st, f, s, gone, obs, fly_f, fly_s)
             action = act(policy, params, obs, obs_size, scores)
             left = repeat
         left -= 1

@@ -1,4 +1,4 @@
-"""The "basic", "terrain", "hazards", "stall", "lookahead" and "pits" observations
+"""The "basic", "terrain", "hazards", "stall", "lookahead", "pits" and "landing" observations
 (`speednik.observation`), compiled: written into a float32 array instead
 of returned."""
 from __future__ import annotations
@@ -19,10 +19,12 @@ from speednik.engine.layout import (
     S_FRAME,
     S_INVULNERABLE,
     S_JUMP_HELD,
+    S_JUMPING,
     S_LAYER,
     S_ON_GROUND,
     S_RINGS,
     S_ROLLING,
+    S_STATE,
     S_WITHOUT_GAIN,
     SPRING_RED,
     SPRING_RIGHT,
@@ -55,9 +57,16 @@ from speednik.engine.terrain import (
     height_tiles,
     width_tiles,
 )
-from speednik.constants import MAX_X_SPEED, SPINDASH_MAX_REV, SPRING_RED_SPEED, SPRING_YELLOW_SPEED
+from speednik.constants import (
+    JUMP_RELEASE_SPEED,
+    MAX_X_SPEED,
+    SPINDASH_MAX_REV,
+    SPRING_RED_SPEED,
+    SPRING_YELLOW_SPEED,
+)
 from speednik.observation.basic import _INV_SPEED, _INV_TIME, BASIC_VALUES
 from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
+from speednik.observation.landing import FLIGHT_FRAMES, LANDING_VALUES, LATER, PREDICT_BELOW
 from speednik.observation.lookahead import (
     _INV_SPRING_REACH,
     CEILING_AHEAD,
@@ -88,7 +97,16 @@ from speednik.observation.registry import compiled_observations, get_observation
 from speednik.observation.stall import _INV_STALL, STALL_VALUES
 from speednik.observation.terrain import TERRAIN_VALUES
 from speednik.observation.value import index_of
-from speednik.engine.player import MODE_OF_ANGLE, radii
+from speednik.engine.player import (
+    AIRBORNE,
+    DEAD,
+    HURT,
+    MODE_OF_ANGLE,
+    SPINDASH,
+    _air_frame,
+    _ground_frame,
+    radii,
+)
 from speednik.player import FLOOR_MODE
 from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 
@@ -103,6 +121,7 @@ OBS_HAZARDS = get_observation("hazards").compiled_kind
 OBS_STALL = get_observation("stall").compiled_kind
 OBS_LOOKAHEAD = get_observation("lookahead").compiled_kind
 OBS_PITS = get_observation("pits").compiled_kind
+OBS_LANDING = get_observation("landing").compiled_kind
 
 # Where each value is written: each observation extends the one before
 # it, so a value sits at the same place in every observation that has it.
@@ -127,6 +146,7 @@ SPRING_AHEAD_NEAR, WALL_AHEAD_HEIGHT, CEILING_AHEAD_AT, GROUND_AHEAD_FARTHER, \
         "spindash_charge"))
 PIT_AHEAD_DX, JUMP_HELD, JUMP_READY = (index_of(PITS_VALUES, n) for n in (
     "pit_ahead_dx", "jump_held", "jump_ready"))
+FULL_LANDS = index_of(LANDING_VALUES, "full_lands")
 
 
 @frame_jit
@@ -148,21 +168,25 @@ def basic_values(st, f, s, out):
 
 
 @frame_jit
-def observe(kind, st, f, s, gone, out):
+def observe(kind, st, f, s, gone, out, fly_f, fly_s):
+    """The observation `kind` into out; fly_f and fly_s are scratch arrays
+    of the player's shape ("landing" plays flights on them)."""
     basic_values(st, f, s, out)
     if kind != OBS_BASIC:
         terrain_probes(st, f, s, gone, out)
-    if kind == OBS_HAZARDS or kind == OBS_STALL or kind == OBS_LOOKAHEAD or kind == OBS_PITS:
+    if kind >= OBS_HAZARDS:
         hazards_ahead(st, f, s, gone, out)
-    if kind == OBS_STALL or kind == OBS_LOOKAHEAD or kind == OBS_PITS:
+    if kind >= OBS_STALL:
         clock = s[S_WITHOUT_GAIN] * _INV_STALL
         out[STALLED_FOR] = 1.0 if clock > 1.0 else clock
-    if kind == OBS_LOOKAHEAD or kind == OBS_PITS:
+    if kind >= OBS_LOOKAHEAD:
         lookahead_probes(st, f, s, out)
-    if kind == OBS_PITS:
+    if kind >= OBS_PITS:
         pit_probes(st, f, s, out)
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
+    if kind >= OBS_LANDING:
+        landing_values(st, f, s, out, fly_f, fly_s)
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -534,3 +558,60 @@ def pit_probes(st, f, s, out):
     out[k + 2] = -1.0 if height < -1.0 else (2.0 if height > 2.0 else height)
     length = (after if after >= 0 else PIT_COLUMNS) - landing
     out[k + 3] = length * PIT_STEP * _INV_PIT_REACH
+
+
+# -- landing ----------------------------------------------------------------------
+
+@frame_jit
+def flight_lands(st, f0, s0, left, right, jump, delay, f, s):
+    """`speednik.observation.landing.flight_lands`, played on f and s
+    (copies of the player's f0 and s0)."""
+    state = s0[S_STATE]
+    if state == SPINDASH or state == DEAD:
+        return 0.0
+    for i in range(len(f0)):
+        f[i] = f0[i]
+    for i in range(len(s0)):
+        s[i] = s0[i]
+    deepest = f[F_Y] + radii(s)[1] + PIT_DEPTH
+    bottom = st.ints[I_HEIGHT]
+    for _ in range(delay):
+        if s[S_STATE] == AIRBORNE:
+            break
+        _ground_frame(st, f, s, False, True, False, False)
+    state = s[S_STATE]
+    if state != AIRBORNE and state != HURT:
+        _ground_frame(st, f, s, left, right, True, False)
+    for _ in range(FLIGHT_FRAMES):
+        hr = radii(s)[1]
+        if f[F_Y] + hr > deepest or f[F_Y] - hr > bottom:
+            return 0.0
+        if s[S_ON_GROUND]:
+            return 1.0
+        _air_frame(st, f, s, left, right, jump)
+    return 1.0 if s[S_ON_GROUND] and f[F_Y] + radii(s)[1] <= deepest else 0.0
+
+
+@frame_jit
+def landing_values(st, f, s, out, fly_f, fly_s):
+    """`speednik.observation.landing.landing_values` into out[FULL_LANDS:+5],
+    after the pit probes."""
+    k = FULL_LANDS
+    if out[PIT_AHEAD_DX] >= PREDICT_BELOW:
+        for i in range(5):
+            out[k + i] = 1.0
+        return
+    hop = flight_lands(st, f, s, False, True, False, 0, fly_f, fly_s)
+    flying = s[S_STATE] == AIRBORNE or s[S_STATE] == HURT
+    if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
+        out[k] = hop
+    else:
+        out[k] = flight_lands(st, f, s, False, True, True, 0, fly_f, fly_s)
+    out[k + 1] = hop
+    out[k + 2] = flight_lands(st, f, s, True, False, False, 0, fly_f, fly_s)
+    if flying:
+        out[k + 3] = out[k]
+        out[k + 4] = hop
+        return
+    out[k + 3] = flight_lands(st, f, s, False, True, True, LATER, fly_f, fly_s)
+    out[k + 4] = flight_lands(st, f, s, False, True, False, LATER, fly_f, fly_s)

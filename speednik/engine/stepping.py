@@ -98,7 +98,8 @@ class CompiledSim:
         """The named observation of the current state (float32)."""
         kind = OBSERVATION_KINDS.index(name)
         out = np.empty(OBS_SIZES[kind], np.float32)
-        observe(kind, self.compiled, self.f, self.s, self.gone, out)
+        observe(kind, self.compiled, self.f, self.s, self.gone, out, np.empty_like(self.f),
+                np.empty_like(self.s))
         return out
 
     def to_sim(self):

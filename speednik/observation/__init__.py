@@ -16,7 +16,10 @@ One module per observation, each extending the one before it:
   and the spindash charge;
 - `pits` (55): lookahead plus the next pit ahead, scanned column by
   column: where it starts, how wide it is, its far side's height and
-  length; whether jump is held and whether a jump can start now.
+  length; whether jump is held and whether a jump can start now;
+- `landing` (60): pits plus whether a full jump, a hop and a braked hop
+  from now come down on ground, and the first two a frame later (the
+  player's flight played forward against the terrain).
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -38,6 +41,12 @@ from speednik.observation.hazards import (
     HAZARD_OBS_DIM,
     HAZARD_VALUES,
     extract_hazard_observation,
+)
+from speednik.observation.landing import (
+    LANDING_NAMES,
+    LANDING_OBS_DIM,
+    LANDING_VALUES,
+    extract_landing_observation,
 )
 from speednik.observation.lookahead import (
     LOOKAHEAD_NAMES,
@@ -83,7 +92,8 @@ __all__ = [
     "STALL_NAMES", "STALL_NORM", "STALL_OBS_DIM", "STALL_VALUES",
     "extract_stall_observation", "stall_clock", "LOOKAHEAD_NAMES", "LOOKAHEAD_OBS_DIM",
     "LOOKAHEAD_VALUES", "extract_lookahead_observation", "PITS_NAMES", "PITS_OBS_DIM",
-    "PITS_VALUES", "extract_pits_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "PITS_VALUES", "extract_pits_observation", "LANDING_NAMES", "LANDING_OBS_DIM",
+    "LANDING_VALUES", "extract_landing_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

@@ -10,6 +10,7 @@ import numpy as np
 
 from speednik.observation.basic import BASIC_VALUES, extract_observation
 from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observation
+from speednik.observation.landing import LANDING_VALUES, extract_landing_observation
 from speednik.observation.lookahead import LOOKAHEAD_VALUES, extract_lookahead_observation
 from speednik.observation.pits import PITS_VALUES, extract_pits_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
@@ -81,6 +82,12 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "wide it is, how high its far side lies and how long that landing runs; and "
         "whether jump is held and whether a jump can start now",
         compiled_kind=5),
+    "landing": ObservationEncoder(
+        "landing", LANDING_VALUES, extract_landing_observation,
+        "pits plus whether a full jump, a hop and a braked hop from now come down on "
+        "ground, and the first two pressed a frame later: the player's flight played "
+        "forward against the terrain",
+        compiled_kind=6),
 }
 DEFAULT_OBSERVATION = "basic"
 

@@ -24,7 +24,8 @@ from stage_fixtures import flat_stage, pit_stage
 from paths import REPO_ROOT
 
 INFO_KEYS = {"frame", "x", "y", "max_x", "rings", "deaths", "goal_reached"}
-OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "lookahead", "pits", "tokens")
+OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing",
+                     "tokens")
 ROOT = REPO_ROOT
 
 

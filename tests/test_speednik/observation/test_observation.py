@@ -516,7 +516,8 @@ def test_the_stall_clock_counts_going_back_and_standing_still():
 # -- registry -------------------------------------------------------------------
 
 def test_registry_names_and_sizes():
-    assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead", "pits")
+    assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead", "pits",
+                                   "landing")
     basic, ter = get_observation("basic"), get_observation("terrain")
     haz, stall = get_observation("hazards"), get_observation("stall")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
@@ -529,7 +530,9 @@ def test_registry_names_and_sizes():
     assert look.size == 49 and look.feature_names[:39] == STALL_NAMES
     pits = get_observation("pits")
     assert pits.size == 55 and pits.feature_names[:49] == look.feature_names
-    for enc in (basic, ter, haz, stall, look, pits):
+    landing = get_observation("landing")
+    assert landing.size == 60 and landing.feature_names[:55] == pits.feature_names
+    for enc in (basic, ter, haz, stall, look, pits, landing):
         assert len(enc.feature_names) == enc.size
 
 
@@ -540,7 +543,8 @@ def test_unknown_observation_lists_the_accepted_names(bad):
     assert "'basic'" in str(err.value) and "'terrain'" in str(err.value)
 
 
-@pytest.mark.parametrize("name", ["basic", "terrain", "hazards", "stall", "lookahead", "pits"])
+@pytest.mark.parametrize("name", ["basic", "terrain", "hazards", "stall", "lookahead", "pits",
+                                  "landing"])
 def test_encoders_are_callable_and_picklable(name):
     enc = get_observation(name)
     sim = settled(flat_stage())

@@ -1,0 +1,134 @@
+"""The "landing" observation (60 values, `extract_landing_observation`):
+the 55 of "pits", then whether ways of flying on from now come down on
+ground.
+
+"pits" tells where the next pit is and how high its far side lies, but
+not whether a jump from here reaches that side: that depends on the
+speed, the slope, the height of the far side and what lies past it, and
+a linear policy cannot work it out from those values. Chained pits make
+it worse: a full jump from the edge of one pit can carry the player over
+its short landing into the next. Here the player's own flight is played
+forward on a copy of it, with the game's air physics against the
+terrain, for these plans (right is the way the stage runs):
+
+| idx | name             | plan                                               |
+|-----|------------------|----------------------------------------------------|
+| 55  | full_lands       | right and jump held: a jump pressed now (on the    |
+|     |                  | ground) or kept on (in the air), at full height    |
+| 56  | hop_lands        | right, jump let go: a jump pressed now and let go  |
+|     |                  | at once (on the ground); jump let go from now (in  |
+|     |                  | the air), which cuts a rising jump short           |
+| 57  | brake_lands      | left, jump let go: as hop_lands, braking           |
+| 58  | full_lands_later | as full_lands with the jump pressed a frame later, |
+|     |                  | after a frame of running right (on the ground;     |
+|     |                  | in the air, full_lands)                            |
+| 59  | hop_lands_later  | the same for hop_lands                             |
+
+Each reads 1 when the flight comes down on ground within FLIGHT_FRAMES
+frames and at most PIT_DEPTH px below the feet it started from, and 0
+when it falls into a pit, off the stage or for longer than that. On the
+ground a plan starts with a jump pressed, as if it could be (jump_ready
+says whether it can). full_lands 1 with full_lands_later 0 is the last
+frame a full jump still makes it: the widest jump there is.
+
+- Only the terrain is played: springs, enemies and spikes are not (the
+  other values see those).
+- The flights are played only with a pit in view within PREDICT_REACH px
+  ahead, or under the player; elsewhere all read 1 (there is nothing to
+  fall into), which keeps the observation cheap.
+- A charging spindash reads 0 for all: it cannot jump.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from speednik.constants import JUMP_RELEASE_SPEED
+from speednik.observation.basic import F32
+from speednik.observation.pits import PIT_DEPTH, PIT_REACH, PIT_STEP, PITS_VALUES
+from speednik.observation.pits import extract_pits_observation as _pits
+from speednik.observation.value import Value, index_of, names
+from speednik.physics import InputState
+from speednik.player import PlayerState, _air_frame, _ground_frame, radii
+
+if TYPE_CHECKING:
+    from speednik.simulation import SimState
+
+FLIGHT_FRAMES = 96
+PREDICT_REACH = 128
+# pit_ahead_dx is a whole number of PIT_STEP columns over PIT_REACH: half a
+# column past the reach separates "near" from "far" whatever the rounding.
+PREDICT_BELOW = (PREDICT_REACH + PIT_STEP / 2) / PIT_REACH
+# (left, right, jump held) of each plan, in the order of the values.
+PLANS = ((False, True, True), (False, True, False), (True, False, False))
+# The later values: the jump pressed after this many frames of running on.
+LATER = 1
+_RUN = InputState(right=True)
+
+LANDING_VALUES: tuple[Value, ...] = PITS_VALUES + (
+    Value("full_lands", 0.0, 1.0), Value("hop_lands", 0.0, 1.0),
+    Value("brake_lands", 0.0, 1.0), Value("full_lands_later", 0.0, 1.0),
+    Value("hop_lands_later", 0.0, 1.0),
+)
+LANDING_NAMES = names(LANDING_VALUES)
+LANDING_OBS_DIM = len(LANDING_NAMES)
+_PIT_AHEAD_DX = index_of(PITS_VALUES, "pit_ahead_dx")
+
+
+def flight_lands(sim: SimState, left: bool, right: bool, jump: bool,
+                 delay: int = 0) -> float:
+    """1.0 when the player, holding these buttons from now (a jump pressed
+    now on the ground, or after `delay` frames of running right), comes
+    down on ground; 0.0 otherwise."""
+    player = sim.player.copy()
+    p = player.physics
+    tiles = sim.stage.tiles
+    if player.state == PlayerState.SPINDASH or player.state == PlayerState.DEAD:
+        return 0.0
+    deepest = p.y + radii(p)[1] + PIT_DEPTH
+    bottom = sim.stage.height
+    for _ in range(delay):
+        if player.state == PlayerState.AIRBORNE:
+            break
+        _ground_frame(player, p, _RUN, tiles)
+    if player.state != PlayerState.AIRBORNE and player.state != PlayerState.HURT:
+        _ground_frame(player, p, InputState(left=left, right=right, jump_pressed=True,
+                                            jump_held=jump), tiles)
+    held = InputState(left=left, right=right, jump_held=jump)
+    for _ in range(FLIGHT_FRAMES):
+        feet = p.y + radii(p)[1]
+        if feet > deepest or p.y - radii(p)[1] > bottom:
+            return 0.0
+        if p.on_ground:
+            return 1.0
+        _air_frame(player, p, held, tiles)
+    return 1.0 if p.on_ground and p.y + radii(p)[1] <= deepest else 0.0
+
+
+def landing_values(sim: SimState, pit_ahead_dx: float) -> list[float]:
+    """The five values, given the "pits" reading of the next pit."""
+    if pit_ahead_dx >= PREDICT_BELOW:
+        return [1.0] * 5
+    (fl, fr, fj), (hl, hr, hj), (bl, br, bj) = PLANS
+    hop = flight_lands(sim, hl, hr, hj)
+    p = sim.player.physics
+    # Holding jump changes a flight only while a jump still rises faster
+    # than a let-go jump may.
+    flying = sim.player.state == PlayerState.AIRBORNE or sim.player.state == PlayerState.HURT
+    full = (hop if flying and not (p.jumping and p.y_vel < JUMP_RELEASE_SPEED)
+            else flight_lands(sim, fl, fr, fj))
+    brake = flight_lands(sim, bl, br, bj)
+    if flying:
+        return [full, hop, brake, full, hop]
+    return [full, hop, brake, flight_lands(sim, fl, fr, fj, LATER),
+            flight_lands(sim, hl, hr, hj, LATER)]
+
+
+def extract_landing_observation(sim: SimState) -> np.ndarray:
+    """The 60-value "landing" observation (table in the module docstring):
+    "pits", then whether a full jump, a hop and a braked hop come down on
+    ground, and the first two pressed a frame later."""
+    pits = _pits(sim)
+    return np.concatenate((pits, np.array(landing_values(sim, float(pits[_PIT_AHEAD_DX])),
+                                          F32)))

@@ -1,0 +1,193 @@
+"""The "landing" observation: whether a full jump, a hop and a braked hop
+come down on ground, played on a copy of the player with the game's own
+air physics, equal in both engines."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from speednik.actions import action_to_input
+from speednik.engine import CompiledSim
+from speednik.observation import LANDING_NAMES, extract_landing_observation
+from speednik.observation.landing import PLANS
+from speednik.physics import InputState
+from speednik.player import PlayerState
+from speednik.simulation import create_sim, sim_step
+from speednik.stages import generate_stage
+from runners.agents import make_baseline
+from engine_parity import first_difference
+from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
+
+STAND_Y = FLOOR_Y - 19.0
+PLAN_NAMES = ("full_lands", "hop_lands", "brake_lands")
+
+
+def settled(stage):
+    sim = create_sim(stage)
+    sim_step(sim, InputState())
+    return sim
+
+
+def landing_at(stage, x: float, y: float = STAND_Y, **physics) -> tuple[dict, object]:
+    """The three values at a placed state (checked equal in both engines),
+    and the state; a player placed off the ground is airborne."""
+    sim = settled(stage)
+    place(sim, x, y, **physics)
+    if not sim.player.physics.on_ground:
+        sim.player.state = PlayerState.AIRBORNE
+    readable = extract_landing_observation(sim)
+    np.testing.assert_array_equal(CompiledSim(sim).observe("landing"), readable)
+    return dict(zip(LANDING_NAMES[-5:-2], readable[-5:-2].tolist())), sim
+
+
+def chain_stage():
+    """A 64 px pit, a 176 px pillar at floor level, then a pit to the end."""
+    grid = floor_grid()
+    grid[:, 160:224] = 0
+    grid[:, 400:] = 0
+    return build_stage(grid, name="chain")
+
+
+def play(sim, plan) -> str:
+    """What the real simulation does with a plan: 'landed' or 'fell'."""
+    left, right, jump = plan
+    first = sim.player.physics.on_ground
+    for frame in range(200):
+        sim_step(sim, InputState(left=left, right=right, jump_held=jump,
+                                 jump_pressed=first and frame == 0))
+        if sim.player_dead:
+            return "fell"
+        if frame > 0 and sim.player.physics.on_ground:
+            return "landed"
+    return "flying"
+
+
+RUNNING = dict(on_ground=True, ground_speed=6.0, x_vel=6.0, facing_right=True)
+
+
+def test_a_jump_over_a_narrow_pit_lands_and_over_a_wide_one_does_not():
+    narrow, _ = landing_at(pit_stage(160, 240), 140.0, **RUNNING)
+    assert narrow == dict.fromkeys(PLAN_NAMES, 1.0)
+    wide, _ = landing_at(pit_stage(160, 900), 140.0, **RUNNING)
+    assert wide == {"full_lands": 0.0, "hop_lands": 0.0, "brake_lands": 0.0}
+
+
+def test_a_full_jump_from_the_first_pit_of_a_chain_overshoots_where_a_hop_lands():
+    seen, _ = landing_at(chain_stage(), 150.0, **RUNNING)
+    assert seen["full_lands"] == 0.0 and seen["hop_lands"] == 1.0
+
+
+@pytest.mark.parametrize("stage", ["chain", "narrow", "wide"])
+@pytest.mark.parametrize("plan", range(3))
+def test_each_value_says_what_the_game_then_does(stage, plan):
+    build = {"chain": chain_stage, "narrow": lambda: pit_stage(160, 240),
+             "wide": lambda: pit_stage(160, 900)}[stage]
+    seen, sim = landing_at(build(), 150.0, **RUNNING)
+    outcome = play(sim, PLANS[plan])
+    assert outcome != "flying"
+    assert seen[PLAN_NAMES[plan]] == (1.0 if outcome == "landed" else 0.0)
+
+
+def test_in_the_air_letting_go_of_a_rising_jump_changes_where_it_comes_down():
+    # Rising fast over the first pit of the chain, jump held: held on, the
+    # jump carries past the pillar; let go, it comes down on it.
+    seen, sim = landing_at(chain_stage(), 170.0, STAND_Y - 10, on_ground=False, x_vel=6.0,
+                           y_vel=-6.0, jumping=True, is_rolling=True, facing_right=True)
+    assert seen["full_lands"] == 0.0 and seen["hop_lands"] == 1.0
+    assert play(sim.copy(), PLANS[0]) == "fell" and play(sim.copy(), PLANS[1]) == "landed"
+    # Falling, jump no longer matters: the two read the same.
+    falling, _ = landing_at(chain_stage(), 170.0, STAND_Y - 10, on_ground=False, x_vel=6.0,
+                            y_vel=2.0, jumping=True, is_rolling=True, facing_right=True)
+    assert falling["full_lands"] == falling["hop_lands"]
+
+
+def test_with_no_pit_near_nothing_is_played_and_all_read_one():
+    assert landing_at(flat_stage(), 120.0, **RUNNING)[0] == dict.fromkeys(PLAN_NAMES, 1.0)
+    # The pit is 336 px ahead: beyond the reach the flights are played in.
+    far, _ = landing_at(pit_stage(480, 900), 140.0, **RUNNING)
+    assert far == dict.fromkeys(PLAN_NAMES, 1.0)
+
+
+def test_a_charging_spindash_reads_zero():
+    sim = settled(pit_stage(160, 240))
+    place(sim, 150.0, STAND_Y, on_ground=True)
+    sim.player.state = PlayerState.SPINDASH
+    obs = extract_landing_observation(sim)
+    np.testing.assert_array_equal(CompiledSim(sim).observe("landing"), obs)
+    assert obs[-5:].tolist() == [0.0] * 5
+
+
+@pytest.mark.parametrize("seed", [200, 201, 10013])
+def test_both_engines_agree_frame_by_frame_through_expert_chains(seed):
+    # The jump-runner's inputs take the player over pits, chains and
+    # springs, where the flights are played.
+    stage = generate_stage(seed, "expert")
+    sim = create_sim(stage)
+    agent = make_baseline("jump-runner")
+    agent.reset()
+    inputs, held = [], False
+    for _ in range(3600):
+        inp, held = action_to_input(agent.get_action(sim), held)
+        inputs.append(inp)
+        sim_step(sim, inp)
+        if sim.player_dead or sim.goal_reached:
+            break
+    assert first_difference(create_sim(stage), inputs) is None
+
+
+def test_values_stay_in_their_bounds_on_expert_stages():
+    from speednik.observation import get_observation
+
+    enc = get_observation("landing")
+    low = np.array([v.low for v in enc.values], np.float32)
+    high = np.array([np.inf if v.high is None else v.high for v in enc.values], np.float32)
+    seen = set()
+    for seed in (202, 203):
+        sim = create_sim(generate_stage(seed, "expert"))
+        agent = make_baseline("jump-runner")
+        agent.reset()
+        held = False
+        for _ in range(3600):
+            inp, held = action_to_input(agent.get_action(sim), held)
+            sim_step(sim, inp)
+            obs = enc(sim)
+            assert np.all(obs >= low) and np.all(obs <= high)
+            seen.add(tuple(obs[-5:].tolist()))
+            if sim.player_dead or sim.goal_reached:
+                break
+    # The values change along the way: not a constant.
+    assert len(seen) >= 3
+
+
+def later(stage, x: float) -> dict:
+    sim = settled(stage)
+    place(sim, x, STAND_Y, **RUNNING)
+    readable = extract_landing_observation(sim)
+    np.testing.assert_array_equal(CompiledSim(sim).observe("landing"), readable)
+    return dict(zip(LANDING_NAMES[-5:], readable[-5:].tolist()))
+
+
+def test_the_later_values_fall_to_zero_a_frame_before_a_jump_stops_making_it():
+    # Running toward a 300 px pit at 6 px a frame, up to the last place the
+    # feet still touch its edge (x 168): a full jump clears it from there,
+    # and the same jump a frame later (6 px on) stops clearing it 6 px
+    # sooner.
+    stage = pit_stage(160, 460)
+    xs = np.arange(130.0, 169.0, 1.0)
+    readings = [later(stage, x) for x in xs]
+    last_now = max(x for x, r in zip(xs, readings) if r["full_lands"] == 1.0)
+    last_later = max(x for x, r in zip(xs, readings) if r["full_lands_later"] == 1.0)
+    assert last_now == xs[-1] and 5.0 <= last_now - last_later <= 7.0
+    assert readings[0]["full_lands"] == readings[0]["full_lands_later"] == 1.0
+
+
+def test_in_the_air_the_later_values_read_as_now():
+    seen = later(chain_stage(), 150.0)
+    sim = settled(chain_stage())
+    place(sim, 170.0, STAND_Y - 10, on_ground=False, x_vel=6.0, y_vel=2.0, jumping=True,
+          is_rolling=True, facing_right=True)
+    sim.player.state = PlayerState.AIRBORNE
+    obs = dict(zip(LANDING_NAMES[-5:], extract_landing_observation(sim)[-5:].tolist()))
+    assert obs["full_lands_later"] == obs["full_lands"]
+    assert obs["hop_lands_later"] == obs["hop_lands"]
+    assert seen["full_lands"] == 0.0
