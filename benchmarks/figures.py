@@ -10,13 +10,14 @@ Sections, each named beside its table in the README:
 - generalisation:  the generalisation recipe per seed, and its earlier steps
                    (benchmarks/generalization.py, --variant stall, terrain and
                    hazards)
-- compare:         the README's `evolution.compare` command, its runs kept in
-                   runs/figures/compare: run again after a stop, it resumes
-                   them where they stopped (a finished run is not run again)
 - tuning:          every method tuned on the recipe's task beside its
-                   defaults (benchmarks/tuning.py, about an hour and a half),
-                   its runs and studies kept in runs/figures/tuning, resumed
-                   the same way
+                   defaults (benchmarks/tuning.py, about two hours),
+                   its runs and studies kept in runs/figures/tuning: run
+                   again after a stop, it resumes them where they stopped
+                   (a finished run is not run again)
+- compare:         the README's `evolution.compare` command, every method
+                   with the settings the tuning found, its runs kept in
+                   runs/figures/compare and resumed the same way
 
 `make figures` runs them all. Speed figures are `make bench`'s.
 """
@@ -51,15 +52,19 @@ MAIN_ROWS = [
 # The README's comparison of search methods.
 SUMMARY = ["--summary", "--markdown", "--agent", "hold-right", "jump-runner", "spindash",
            "planner", "--workers", "2"]
-COMPARE = ["--methods", "ga", "cmaes", "openai-es", "map-elites", "neat",
-           "--seeds", "0", "1", "2", "--frames", "350000000", "--jobs", "2", "--",
-           "--stage", "gen:medium:0-31", "gen:hard:0-31", "--stages-per-generation", "32",
-           "--test-stage", "gen:medium:1000-1099", "gen:hard:1000-1099", "--test-every", "1000",
-           "--observation", "hazards", "--population", "80", "--workers", "1"]
-# The table's runs gave the GA and CMA-ES (the methods that read it) a first
-# spread of 0.5, and OpenAI-ES the defaults it had before tuning.
-COMPARE_SETTINGS = {"ga": {"init_sigma": 0.5}, "cmaes": {"init_sigma": 0.5},
-                    "openai-es": {"es_sigma": 0.1, "es_lr": 0.1, "es_weight_decay": 0.005}}
+METHODS = ["ga", "cmaes", "openai-es", "map-elites", "neat"]
+# Every method with the settings its tuning found (the tuning section's
+# best.json files), five seeds other than the tuning's seed 0, at the
+# tuning's budget, on the recipe's task with the built-in stages among the
+# held-out ones.
+COMPARE = ["--methods", *METHODS, "--seeds", "1", "2", "3", "4", "5",
+           "--frames", "150000000", "--jobs", "2", "--",
+           "--stage", "gen:medium:0-31", "gen:hard:0-31", "gen:expert:200-231",
+           "--validation-stage", "gen:medium:2000-2049", "gen:hard:2000-2049",
+           "gen:expert:10000-10049",
+           "--test-stage", "gen:medium:1000-1099", "gen:hard:1000-1099", "gen:expert:1000-1099",
+           "hillside", "pipeworks", "skybridge", "--test-every", "25",
+           "--observation", "pits", "--population", "80", "--workers", "1"]
 
 
 def python(*args: str, **kw) -> subprocess.CompletedProcess:
@@ -97,17 +102,14 @@ def generalisation() -> None:
 
 
 def compare() -> None:
-    from evolution.cli.settings_file import write_settings
-
-    settings = COMPARE_DIR.parent / "compare-settings"
-    settings.mkdir(parents=True, exist_ok=True)
-    files = []
-    for method, given in COMPARE_SETTINGS.items():
-        files.append(str(settings / f"{method}.json"))
-        write_settings(files[-1], method, given)
+    files = [TUNING_DIR / f"tune-{m}" / "best.json" for m in METHODS]
+    if not all(f.exists() for f in files):
+        print("the comparison takes each method's tuned settings: tuning first", flush=True)
+        tuning()
     print(f"runs in {COMPARE_DIR.relative_to(ROOT)} (run again to resume them)", flush=True)
-    python("-m", "evolution.compare", *COMPARE[:COMPARE.index("--")], "--out",
-           str(COMPARE_DIR), "--settings", *files, *COMPARE[COMPARE.index("--"):], check=True)
+    at = COMPARE.index("--")
+    python("-m", "evolution.compare", *COMPARE[:at], "--out", str(COMPARE_DIR),
+           "--settings", *map(str, files), *COMPARE[at:], check=True)
 
 
 def tuning() -> None:
@@ -115,7 +117,7 @@ def tuning() -> None:
 
 
 SECTIONS = {"main": main_table, "baselines": baselines,
-            "generalisation": generalisation, "compare": compare, "tuning": tuning}
+            "generalisation": generalisation, "tuning": tuning, "compare": compare}
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -19,7 +19,9 @@ It prints a line when a run starts and ends, and the frames played of the
 total every few seconds. The table gives, per method, the final training
 fitness and the held-out completion (when the task has `--test-stage`):
 the median and the interquartile mean over the seeds, each with a 95%
-bootstrap interval, and the wall time its runs took; then the probability
+bootstrap interval, and the wall time its runs took; the held-out stages
+each seed finishes per test set as the task names it (so a hard set and
+a single built-in stage are seen apart); then the probability
 that a run of one method beats a run of another (on held-out completion,
 or training fitness without held-out stages), in the manner of rliable
 (`evolution.stats`). OUT/compare.json keeps every number, and
