@@ -1,0 +1,73 @@
+"""What the `landing` observation costs beside `pits`, on expert stages.
+
+A hand-set linear policy (run right; jump when a pit starts within a
+column) plays the 50 expert validation stages `gen:expert:10000-10049` on
+the compiled engine, one thread, once over `pits` and once over
+`landing` with zero weights on the values `landing` adds: both choose
+the same actions, so they play the same frames and the difference is the
+observation alone (the flights played near pits). Prints frames per
+second for each, best of three, and their ratio, taken in this one run.
+Nothing is asserted.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from runners.linear import genome_size  # noqa: E402
+from speednik.actions import ACTION_RIGHT, ACTION_RIGHT_JUMP, NUM_ACTIONS  # noqa: E402
+from speednik.engine import run_policy_batch  # noqa: E402
+from speednik.observation import PITS_VALUES, get_observation, index_of  # noqa: E402
+from speednik.stages import expand_stages, load_stage  # noqa: E402
+
+STAGES = "gen:expert:10000-10049"
+REPEATS = 3
+
+
+def pit_jumper(observation: str) -> np.ndarray:
+    """Right scores 1; right+jump scores 1.5 - 20 x pit_ahead_dx, which wins
+    once the pit starts within 1/40 of the scan (about 10 px)."""
+    size = get_observation(observation).size
+    genome = np.zeros(genome_size(size))
+    weights = genome[:NUM_ACTIONS * size].reshape(NUM_ACTIONS, size)
+    bias = genome[NUM_ACTIONS * size:]
+    bias[ACTION_RIGHT] = 1.0
+    bias[ACTION_RIGHT_JUMP] = 1.5
+    weights[ACTION_RIGHT_JUMP, index_of(PITS_VALUES, "pit_ahead_dx")] = -20.0
+    return genome
+
+
+def rate(stages, observation: str) -> tuple[float, int]:
+    params = pit_jumper(observation)[None, :]
+    episode_stage = np.arange(len(stages))
+    episode_params = np.zeros(len(stages), np.int64)
+    best, frames = 0.0, 0
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        batch = run_policy_batch(stages, episode_stage, episode_params, params,
+                                 observation=observation, stall_frames=300, threads=1)
+        frames = int(batch.steps.sum())
+        best = max(best, frames / (time.perf_counter() - t0))
+    return best, frames
+
+
+def main() -> None:
+    stages = [load_stage(name) for name in expand_stages([STAGES])]
+    rate(stages[:1], "pits")          # load the engine
+    pits, pits_frames = rate(stages, "pits")
+    landing, landing_frames = rate(stages, "landing")
+    print(f"== {STAGES}, a hand-set pit-jumping linear policy, compiled, 1 thread, "
+          f"best of {REPEATS}")
+    print(f"pits     {pits:>12,.0f} frames/s   ({pits_frames:,} frames)")
+    print(f"landing  {landing:>12,.0f} frames/s   ({landing_frames:,} frames; "
+          f"the same frames: {landing_frames == pits_frames})")
+    print(f"landing costs {pits / landing:.2f}x the time of pits per frame")
+
+
+if __name__ == "__main__":
+    main()
