@@ -563,6 +563,11 @@ def pit_probes(st, f, s, out):
 # -- landing ----------------------------------------------------------------------
 
 @frame_jit
+def _flying(s):
+    return s[S_STATE] == AIRBORNE or s[S_STATE] == HURT
+
+
+@frame_jit
 def flight_lands(st, f0, s0, left, right, jump, delay, f, s):
     """`speednik.observation.landing.flight_lands`, played on f and s
     (copies of the player's f0 and s0)."""
@@ -576,11 +581,10 @@ def flight_lands(st, f0, s0, left, right, jump, delay, f, s):
     deepest = f[F_Y] + radii(s)[1] + PIT_DEPTH
     bottom = st.ints[I_HEIGHT]
     for _ in range(delay):
-        if s[S_STATE] == AIRBORNE:
+        if _flying(s):
             break
         _ground_frame(st, f, s, False, True, False, False)
-    state = s[S_STATE]
-    if state != AIRBORNE and state != HURT:
+    if not _flying(s):
         _ground_frame(st, f, s, left, right, True, False)
     for _ in range(FLIGHT_FRAMES):
         hr = radii(s)[1]
@@ -602,7 +606,7 @@ def landing_values(st, f, s, out, fly_f, fly_s):
             out[k + i] = 1.0
         return
     hop = flight_lands(st, f, s, False, True, False, 0, fly_f, fly_s)
-    flying = s[S_STATE] == AIRBORNE or s[S_STATE] == HURT
+    flying = _flying(s)
     if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
         out[k] = hop
     else:

@@ -61,7 +61,7 @@ PREDICT_REACH = 128
 # column past the reach separates "near" from "far" whatever the rounding.
 PREDICT_BELOW = (PREDICT_REACH + PIT_STEP / 2) / PIT_REACH
 # (left, right, jump held) of each plan, in the order of the values.
-PLANS = ((False, True, True), (False, True, False), (True, False, False))
+FULL, HOP, BRAKE = PLANS = ((False, True, True), (False, True, False), (True, False, False))
 # The later values: the jump pressed after this many frames of running on.
 LATER = 1
 _RUN = InputState(right=True)
@@ -74,6 +74,10 @@ LANDING_VALUES: tuple[Value, ...] = PITS_VALUES + (
 LANDING_NAMES = names(LANDING_VALUES)
 LANDING_OBS_DIM = len(LANDING_NAMES)
 _PIT_AHEAD_DX = index_of(PITS_VALUES, "pit_ahead_dx")
+
+
+def _flying(player) -> bool:
+    return player.state == PlayerState.AIRBORNE or player.state == PlayerState.HURT
 
 
 def flight_lands(sim: SimState, left: bool, right: bool, jump: bool,
@@ -89,10 +93,10 @@ def flight_lands(sim: SimState, left: bool, right: bool, jump: bool,
     deepest = p.y + radii(p)[1] + PIT_DEPTH
     bottom = sim.stage.height
     for _ in range(delay):
-        if player.state == PlayerState.AIRBORNE:
+        if _flying(player):
             break
         _ground_frame(player, p, _RUN, tiles)
-    if player.state != PlayerState.AIRBORNE and player.state != PlayerState.HURT:
+    if not _flying(player):
         _ground_frame(player, p, InputState(left=left, right=right, jump_pressed=True,
                                             jump_held=jump), tiles)
     held = InputState(left=left, right=right, jump_held=jump)
@@ -110,19 +114,17 @@ def landing_values(sim: SimState, pit_ahead_dx: float) -> list[float]:
     """The five values, given the "pits" reading of the next pit."""
     if pit_ahead_dx >= PREDICT_BELOW:
         return [1.0] * 5
-    (fl, fr, fj), (hl, hr, hj), (bl, br, bj) = PLANS
-    hop = flight_lands(sim, hl, hr, hj)
+    hop = flight_lands(sim, *HOP)
     p = sim.player.physics
+    flying = _flying(sim.player)
     # Holding jump changes a flight only while a jump still rises faster
     # than a let-go jump may.
-    flying = sim.player.state == PlayerState.AIRBORNE or sim.player.state == PlayerState.HURT
     full = (hop if flying and not (p.jumping and p.y_vel < JUMP_RELEASE_SPEED)
-            else flight_lands(sim, fl, fr, fj))
-    brake = flight_lands(sim, bl, br, bj)
+            else flight_lands(sim, *FULL))
+    brake = flight_lands(sim, *BRAKE)
     if flying:
         return [full, hop, brake, full, hop]
-    return [full, hop, brake, flight_lands(sim, fl, fr, fj, LATER),
-            flight_lands(sim, hl, hr, hj, LATER)]
+    return [full, hop, brake, flight_lands(sim, *FULL, LATER), flight_lands(sim, *HOP, LATER)]
 
 
 def extract_landing_observation(sim: SimState) -> np.ndarray:
