@@ -7,7 +7,8 @@ What expert adds to hard's pieces:
 - cliffs of 200-256 px that only a red spring climbs, and walls of
   96-170 px with a yellow one; a side spring that throws the player into
   a wide pit or down a slope;
-- long climbs at nearly the steepest slope allowed, some ending at a pit;
+- long climbs at nearly the steepest slope allowed, up to pipeworks'
+  (256 px at 38.7 degrees), some ending at a pit or topped by spikes;
 - low tunnels (48-64 px of clearance) and platforms over spikes and pits;
 - bridges with a pit right after them, a walker on a jump's landing,
   flyers low over the path;
@@ -44,8 +45,13 @@ MAX_DRAWS = 32
 # Ground under a half-pipe's bottom: the stage floor is MIN_FLOOR_DEPTH
 # below it at the least.
 DEEPEST_FLOOR = 960
-# Flat ground between chained obstacles: a take-off, not a landing zone.
-CHAIN_GAP = (32, 96)
+# Flat ground between chained obstacles: a take-off, not a landing zone
+# (a full jump at top speed carries 357 px), yet wide enough to land on
+# and take off from with 16 to 32 frames of running at top speed. The
+# built-in stages put 256 px or more between obstacles; a pillar of
+# 32-64 px between two wide pits asks for take-offs timed to the frame,
+# which no hand-made stage asks for.
+CHAIN_GAP = (96, 192)
 
 PIECE_WEIGHTS_EXPERT: dict[str, float] = {
     "hill": 1, "ramp": 1, "gap": 2, "step_up": 2, "step_down": 1, "walker": 1,
@@ -106,18 +112,26 @@ def expert_builder_class():
             return self.piece_gap(GAP_LIMIT[self.difficulty] - 24, level=True)
 
         def _steep_climb(self) -> bool:
-            rise = self.span(128, 240, 8)
+            rise = self.span(128, 256, 8)
             if self.level - rise < LEVEL_TOP:
                 return False
-            # Nearly the steepest slope a profile allows.
-            steep = self.rng.uniform(0.8, 0.95) * MAX_SLOPE
+            # Nearly the steepest slope a profile allows: at the top of
+            # both ranges, pipeworks' climb (256 px over 320 px).
+            steep = self.rng.uniform(0.8, 0.96) * MAX_SLOPE
             length = int(math.ceil(rise / steep / 32.0)) * 32
             self.flat(self.span(LEAD, 448))
             self.seg("ramp", length=length, rise=rise)
-            if self.rng.random() < 0.5:
+            top = self.rng.random()
+            if top < 0.4:
                 # Straight into a pit at the top.
                 self.flat(self.span(16, 64))
                 return self.piece_gap(96, level=True)
+            if top < 0.7:
+                # Spikes on the crest: a jump that the climb has slowed.
+                width = self.rng.choice((32, 48, 64))
+                self.flat(self.span(48, 96))
+                self.ent("spikes", self.x + width // 2, width=width)
+                self.flat(width)
             self.flat(self.span(128, 256))
             return True
 
