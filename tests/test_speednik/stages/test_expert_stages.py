@@ -145,3 +145,43 @@ def test_gen_expert_is_accepted_by_the_commands_and_the_env(tmp_path):
     info = env.reset(seed=0)[1]
     assert info["level_seed"] == 5
     assert env.unwrapped.stage is generate_stage(5, "expert")
+
+
+def test_chained_pits_leave_room_to_land_and_take_off():
+    # A flat stretch between two pits is one jump's landing and the next
+    # one's run-up: never a pillar that asks for a take-off timed to the frame.
+    from speednik.stages.expert import CHAIN_GAP
+
+    between = []
+    for seed in EXPERT_SAMPLE:
+        segments = generate_profile(seed, "expert").segments
+        for i, seg in enumerate(segments):
+            if seg.kind != "gap":
+                continue
+            j, flat = i + 1, 0
+            while j < len(segments) and segments[j].kind == "flat":
+                flat += segments[j].length
+                j += 1
+            if j < len(segments) and segments[j].kind == "gap":
+                between.append(flat)
+    assert between and min(between) >= CHAIN_GAP[0] >= 96
+
+
+def test_steep_climbs_reach_pipeworks_and_some_are_topped_by_spikes():
+    from speednik.stages.expert import EXPERT, expert_builder_class
+
+    pipeworks = [s for s in load_stage("pipeworks").meta["profile"].segments
+                 if s.kind == "ramp" and s.rise > 0]
+    tallest = max(pipeworks, key=lambda s: s.rise)
+    rises, slopes, crowned = [], [], 0
+    for seed in range(200):
+        b = expert_builder_class()(random.Random(seed), EXPERT)
+        b.level = 800
+        if not b.piece("steep_climb"):
+            continue
+        ramp = next(s for s in b.segments if s["kind"] == "ramp")
+        rises.append(ramp["rise"])
+        slopes.append(ramp["rise"] / ramp["length"])
+        crowned += any(e["kind"] == "spikes" for e in b.entities)
+    assert max(rises) >= tallest.rise and max(slopes) >= tallest.rise / tallest.length
+    assert 0 < crowned < len(rises)
