@@ -316,8 +316,9 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     def agent():
         return record.policy() if record is not None else make_baseline(args.agent)
 
-    # A set's pictures are of the stages it failed, drawn after the
-    # table; other stages are drawn as they are played.
+    # A set's pictures are of the stages it failed (a set of one stage: that
+    # stage), drawn after the table; other stages are drawn as they are
+    # played.
     pictures = on_episode is not None and not from_set
     results = []
     status = EXIT_OK
@@ -332,11 +333,17 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         print("\n".join(completion_lines(given, results)))
     if from_set and on_episode is not None:
         failed = [k for k, r in enumerate(results) if not r.metrics["goal_reached"]]
+        if len(results) == 1:
+            failed = [0]    # one stage named: drawn whatever became of it
+        elif not failed:
+            print("  (no pictures: those of a set are of the stages it fails, "
+                  "and it failed none)")
         for k in failed[:MAX_FAILED_PICTURES]:
             stage = resolve_stage(stages[k])
             result = replay_episode(agent(), stage, observation, max_steps, stall,
                                     record=True)
-            status = max(status, on_episode(label, names[k], stage, result, True))
+            status = max(status, on_episode(label, names[k], stage, result,
+                                            len(results) > 1))
         if len(failed) > MAX_FAILED_PICTURES:
             print(f"  (pictures of the first {MAX_FAILED_PICTURES} of {len(failed)} "
                   f"failed stages)")

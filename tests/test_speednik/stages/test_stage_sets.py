@@ -148,6 +148,24 @@ def test_plots_replay_takes_several_sets(tmp_path, capsys):
         "run-gen-easy-0.png", "run-gen-hard-0.png", "run-gen-hard-1.png"]
 
 
+def test_plots_replay_draws_one_generated_stage_it_finishes(tmp_path, capsys):
+    # One stage named by a set is drawn under the name given, goal or not;
+    # a set of several that fails none says why nothing is drawn.
+    from plots.__main__ import main
+
+    one = tmp_path / "one.png"
+    code, out, err = _in_process(main, ["replay", "--agent", "jump-runner", "--stage",
+                                        "gen:easy:0", "--plot", str(one)], capsys)
+    assert code == 0, err
+    assert "completed 1 of 1 stages (100.0%)" in out and one.is_file()
+    several = tmp_path / "several.png"
+    code, out, err = _in_process(main, ["replay", "--agent", "jump-runner", "--stage",
+                                        "gen:easy:0-1", "--plot", str(several)], capsys)
+    assert code == 0, err
+    assert "completed 2 of 2 stages (100.0%)" in out and "failed none" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.png"]
+
+
 def test_baselines_take_several_sets_and_agents(capsys):
     from runners.baselines import main
 
