@@ -12,8 +12,8 @@ What expert adds to hard's pieces:
 - low tunnels (48-64 px of clearance) and platforms over spikes and pits;
 - bridges with a pit right after them, a walker on a jump's landing,
   flyers low over the path;
-- chains: two to four pits, steps and spikes with only a short stretch
-  between them, so the landing of one jump is the take-off of the next.
+- chains: three to five pits, steps and spikes with 96-192 px between
+  them, so the landing of one jump is the take-off of the next.
 
 A stage is drawn from its own random stream, `random.Random("expert:SEED:
 DRAW")`, never from the one easy, medium and hard draw from, so those stay
