@@ -333,12 +333,12 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         print("\n".join(completion_lines(given, results)))
     if from_set and on_episode is not None:
         failed = [k for k, r in enumerate(results) if not r.metrics["goal_reached"]]
-        if len(results) == 1:
-            failed = [0]    # one stage named: drawn whatever became of it
-        elif not failed:
+        # One stage named is drawn whatever became of it.
+        drawn = [0] if len(results) == 1 else failed
+        if not drawn:
             print("  (no pictures: those of a set are of the stages it fails, "
                   "and it failed none)")
-        for k in failed[:MAX_FAILED_PICTURES]:
+        for k in drawn[:MAX_FAILED_PICTURES]:
             stage = resolve_stage(stages[k])
             result = replay_episode(agent(), stage, observation, max_steps, stall,
                                     record=True)
