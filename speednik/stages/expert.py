@@ -8,7 +8,8 @@ What expert adds to hard's pieces:
   96-170 px with a yellow one; a side spring that throws the player into
   a wide pit or down a slope;
 - long climbs at nearly the steepest slope allowed, up to pipeworks'
-  (256 px at 38.7 degrees), some ending at a pit or topped by spikes;
+  (256 px at 38.7 degrees), some ending at a pit, some topped by spikes
+  or by a walker past the crest;
 - low tunnels (48-64 px of clearance) and platforms over spikes and pits;
 - bridges with a pit right after them, a walker on a jump's landing,
   flyers low over the path;
@@ -57,7 +58,7 @@ PIECE_WEIGHTS_EXPERT: dict[str, float] = {
     "hill": 1, "ramp": 1, "gap": 2, "step_up": 2, "step_down": 1, "walker": 1,
     "flyer": 1, "spikes": 1, "bridge": 1, "tunnel": 1, "halfpipe": 1, "loop": 1,
     "spring_wall": 1, "bonus": 1,
-    "deep_halfpipe": 3, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 3,
+    "deep_halfpipe": 3, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 4,
     "low_tunnel": 2, "spike_platform": 2, "pit_platform": 2, "bridge_pit": 2,
     "enemy_landing": 2, "low_flyers": 2, "chain": 24,
 }
@@ -113,12 +114,20 @@ def expert_builder_class():
 
         def _steep_climb(self) -> bool:
             rise = self.span(128, 256, 8)
-            if self.level - rise < LEVEL_TOP:
-                return False
             # Nearly the steepest slope a profile allows: at the top of
             # both ranges, pipeworks' climb (256 px over 320 px).
             steep = self.rng.uniform(0.8, 0.96) * MAX_SLOPE
             length = int(math.ceil(rise / steep / 32.0)) * 32
+            drop = rise - (self.level - LEVEL_TOP)
+            if drop > 0:
+                # Too high up for this climb: a way down to its foot first
+                # (at half the steepest slope), which is also speed to
+                # carry into it. Without it most climbs would not fit,
+                # since walls and cliffs keep the ground high.
+                drop = int(math.ceil(drop / 8.0)) * 8
+                self.flat(LEAD)
+                self.seg("ramp", length=int(math.ceil(drop / (0.5 * MAX_SLOPE) / 32.0)) * 32,
+                         rise=-drop)
             self.flat(self.span(LEAD, 448))
             self.seg("ramp", length=length, rise=rise)
             top = self.rng.random()
@@ -126,12 +135,20 @@ def expert_builder_class():
                 # Straight into a pit at the top.
                 self.flat(self.span(16, 64))
                 return self.piece_gap(96, level=True)
-            if top < 0.7:
+            if top < 0.65:
                 # Spikes on the crest: a jump that the climb has slowed.
                 width = self.rng.choice((32, 48, 64))
                 self.flat(self.span(48, 96))
                 self.ent("spikes", self.x + width // 2, width=width)
                 self.flat(width)
+            elif top < 0.9:
+                # A walker past the crest, as on pipeworks: seen from the
+                # slope, where a jump throws away the speed the climb needs.
+                span = self.span(64, 128)
+                self.flat(self.span(64, 128))
+                self.ent("walker", self.x + 32, span=span,
+                         period=self.rng.choice((180, 240, 300)))
+                self.flat(span + 64)
             self.flat(self.span(128, 256))
             return True
 

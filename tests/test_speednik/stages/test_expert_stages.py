@@ -167,13 +167,13 @@ def test_chained_pits_leave_room_to_land_and_take_off():
     assert between and min(between) >= CHAIN_GAP[0] >= 96
 
 
-def test_steep_climbs_reach_pipeworks_and_some_are_topped_by_spikes():
+def test_steep_climbs_reach_pipeworks_and_some_are_topped_by_spikes_or_a_walker():
     from speednik.stages.expert import EXPERT, expert_builder_class
 
     pipeworks = [s for s in load_stage("pipeworks").meta["profile"].segments
                  if s.kind == "ramp" and s.rise > 0]
     tallest = max(pipeworks, key=lambda s: s.rise)
-    rises, slopes, crowned = [], [], 0
+    rises, slopes, spiked, walked = [], [], 0, 0
     for seed in range(200):
         b = expert_builder_class()(random.Random(seed), EXPERT)
         b.level = 800
@@ -182,6 +182,24 @@ def test_steep_climbs_reach_pipeworks_and_some_are_topped_by_spikes():
         ramp = next(s for s in b.segments if s["kind"] == "ramp")
         rises.append(ramp["rise"])
         slopes.append(ramp["rise"] / ramp["length"])
-        crowned += any(e["kind"] == "spikes" for e in b.entities)
+        spiked += any(e["kind"] == "spikes" for e in b.entities)
+        walked += any(e["kind"] == "walker" for e in b.entities)
     assert max(rises) >= tallest.rise and max(slopes) >= tallest.rise / tallest.length
-    assert 0 < crowned < len(rises)
+    assert 0 < spiked < len(rises) and 0 < walked < len(rises)
+    assert spiked + walked < len(rises)
+
+
+def test_a_steep_climb_drawn_high_up_goes_down_to_its_foot_first():
+    """Walls and cliffs keep the ground high; a climb drawn there still
+    fits, after a way down, instead of being left out of the stage."""
+    from speednik.stages.expert import EXPERT, expert_builder_class
+    from speednik.stages.generator import LEVEL_TOP
+
+    for seed in range(50):
+        b = expert_builder_class()(random.Random(seed), EXPERT)
+        b.level = LEVEL_TOP + 16
+        assert b.piece("steep_climb")
+        ramps = [s for s in b.segments if s["kind"] == "ramp"]
+        down, up = ramps[0], ramps[1]
+        assert down["rise"] < 0 < up["rise"]
+        assert LEVEL_TOP + 16 - down["rise"] - up["rise"] >= LEVEL_TOP
