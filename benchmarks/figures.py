@@ -59,7 +59,7 @@ METHODS = ["ga", "cmaes", "openai-es", "map-elites", "neat"]
 # held-out ones.
 COMPARE = ["--methods", *METHODS, "--seeds", "1", "2", "3", "4", "5",
            "--frames", "150000000", "--jobs", "2", "--",
-           "--stage", "gen:medium:0-31", "gen:hard:0-31", "gen:expert:200-231",
+           "--stage", "gen:medium:0-15", "gen:hard:0-15", "gen:expert:200-263",
            "--validation-stage", "gen:medium:2000-2049", "gen:hard:2000-2049",
            "gen:expert:10000-10049",
            "--test-stage", "gen:medium:1000-1099", "gen:hard:1000-1099", "gen:expert:1000-1099",

@@ -44,10 +44,10 @@ UNTOUCHED = ("gen:medium:20000-20199", "gen:hard:20000-20199", "gen:expert:20000
 # No variant trains on these: how a policy plays hand-made stages.
 TRANSFER = ("hillside", "pipeworks", "skybridge")
 # The README's recipe, less --seed and --out.
-RECIPE = ("--stage gen:medium:0-31 gen:hard:0-31 gen:expert:200-231 "
+RECIPE = ("--stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-263 --stages-per-generation 32 "
           "--validation-stage gen:medium:2000-2049 gen:hard:2000-2049 gen:expert:10000-10049 "
           f"--test-stage {' '.join(TEST_SETS)} --test-every 25 --observation pits "
-          "--algorithm cmaes --init-sigma 0.5 --population 80 --generations 150").split()
+          "--algorithm cmaes --init-sigma 0.5 --population 40 --generations 800").split()
 # The recipe before expert stages: medium and hard only, the stall clock.
 STALL = ("--stage gen:medium:0-31 gen:hard:0-31 "
          "--validation-stage gen:medium:2000-2049 gen:hard:2000-2049 "

@@ -37,7 +37,7 @@ from evolution.tune import BEST_NAME, TRIALS_DIR, score_of  # noqa: E402
 
 # The recipe's task (README, benchmarks/generalization.py) without its test
 # stages, and with one seed for every run.
-TASK = ["--stage", "gen:medium:0-31", "gen:hard:0-31", "gen:expert:200-231",
+TASK = ["--stage", "gen:medium:0-15", "gen:hard:0-15", "gen:expert:200-263",
         "--validation-stage", "gen:medium:2000-2049", "gen:hard:2000-2049",
         "gen:expert:10000-10049", "--test-every", "25", "--observation", "pits",
         "--population", "80", "--workers", "2", "--seed", "0"]
