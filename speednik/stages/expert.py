@@ -64,6 +64,11 @@ PIECE_WEIGHTS_EXPERT: dict[str, float] = {
 }
 
 
+def _round_up(value: float, step: int) -> int:
+    """The smallest multiple of `step` at least `value`."""
+    return int(math.ceil(value / step)) * step
+
+
 def expert_builder_class():
     """The builder of expert stages: hard's pieces and expert's own."""
     from speednik.stages.generator import LANDING, LEAD, LEVEL_BOTTOM, LEVEL_TOP, _Builder
@@ -117,17 +122,16 @@ def expert_builder_class():
             # Nearly the steepest slope a profile allows: at the top of
             # both ranges, pipeworks' climb (256 px over 320 px).
             steep = self.rng.uniform(0.8, 0.96) * MAX_SLOPE
-            length = int(math.ceil(rise / steep / 32.0)) * 32
+            length = _round_up(rise / steep, 32)
             drop = rise - (self.level - LEVEL_TOP)
             if drop > 0:
                 # Too high up for this climb: a way down to its foot first
                 # (at half the steepest slope), which is also speed to
                 # carry into it. Without it most climbs would not fit,
                 # since walls and cliffs keep the ground high.
-                drop = int(math.ceil(drop / 8.0)) * 8
+                drop = _round_up(drop, 8)
                 self.flat(LEAD)
-                self.seg("ramp", length=int(math.ceil(drop / (0.5 * MAX_SLOPE) / 32.0)) * 32,
-                         rise=-drop)
+                self.seg("ramp", length=_round_up(drop / (0.5 * MAX_SLOPE), 32), rise=-drop)
             self.flat(self.span(LEAD, 448))
             self.seg("ramp", length=length, rise=rise)
             top = self.rng.random()
