@@ -10,9 +10,12 @@ process compiles.
 
 Numba checks a cached function against its own file only: the episode
 loop's cached code still holds the policy code it inlined after
-`policy.py` changed. So the cache is kept for one version of the engine's
-sources: when any of them (or Numba) differs from what the cache was
-built from, the cache is cleared before anything loads from it.
+`policy.py` changed, and every function still holds the constants it
+read from the readable game (`speednik.constants`, the observations'
+reaches and sizes) when those change. So the cache is kept for one
+version of the game's sources: when any Python file of the `speednik`
+package (or Numba) differs from what the cache was built from, the cache
+is cleared before anything loads from it.
 """
 from __future__ import annotations
 
@@ -28,17 +31,21 @@ STAMP_NAME = "engine-sources.sha256"
 
 
 def sources_digest(engine_dir: Path = ENGINE_DIR) -> str:
-    """A digest of every source file of the engine and Numba's version."""
+    """A digest of Numba's version and every Python file of the package
+    the engine sits in (`speednik`, whose constants the engine compiles
+    in), by path relative to it."""
+    package = engine_dir.parent
     h = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(engine_dir.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        h.update(name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
 def clear_stale_cache(engine_dir: Path = ENGINE_DIR) -> bool:
-    """Remove the cached machine code if it was built from other sources;
-    whether anything was removed. A cache that cannot be written (a
-    read-only install) is left to Numba, which then compiles in memory."""
+    """Remove the engine's cached machine code if it was built from other
+    sources; whether anything was removed. A cache that cannot be written
+    (a read-only install) is left to Numba, which then compiles in memory."""
     cache = engine_dir / "__pycache__"
     stamp = cache / STAMP_NAME
     digest = sources_digest(engine_dir)
