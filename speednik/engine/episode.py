@@ -35,7 +35,7 @@ from speednik.engine.layout import (
 )
 from speednik.engine.buttons import BUTTON_DOWN, BUTTON_JUMP, BUTTON_LEFT, BUTTON_RIGHT
 from speednik.engine.lowering import I_NUM_CHECKPOINTS, I_NUM_ENEMIES, I_NUM_RINGS, I_WIDTH
-from speednik.engine.observation import observe
+from speednik.engine.observation import flight_scratch, observe
 from speednik.engine.policy import act
 from speednik.engine.reward import R_SUMS, reward_reset, reward_step
 from speednik.engine.simulation import sim_step
@@ -71,8 +71,7 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
                     np.uint8)
     ev = np.empty((MAX_EVENTS, EVENT_WIDTH), np.float64)
     obs = np.empty(obs_size, np.float32)
-    fly_f = np.empty_like(f)
-    fly_s = np.empty_like(s)
+    flights = flight_scratch(f, s)
     # The action scores, then room for a hidden layer (never wider than
     # the parameters).
     scores = np.empty(NUM_ACTIONS + len(params), np.float64)
@@ -88,7 +87,7 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
     reason = DONE_TIMEOUT
     while True:
         if left == 0:
-            observe(obs_kind, st, f, s, gone, obs, fly_f, fly_s)
+            observe(obs_kind, st, f, s, gone, obs, flights)
             action = act(policy, params, obs, obs_size, scores)
             left = repeat
         left -= 1

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+from numba import njit
+
 from speednik.engine.jit import frame_jit
 from speednik.engine.layout import (
     F_GROUND_SPEED,
@@ -15,6 +18,7 @@ from speednik.engine.layout import (
     F_Y,
     F_Y_VEL,
     S_ANGLE,
+    S_CONTROL_LOCK,
     S_FACING_RIGHT,
     S_FRAME,
     S_INVULNERABLE,
@@ -168,9 +172,9 @@ def basic_values(st, f, s, out):
 
 
 @frame_jit
-def observe(kind, st, f, s, gone, out, fly_f, fly_s):
-    """The observation `kind` into out; fly_f and fly_s are scratch arrays
-    of the player's shape ("landing" plays flights on them)."""
+def observe(kind, st, f, s, gone, out, flights):
+    """The observation `kind` into out; flights is the episode's
+    `flight_scratch` ("landing" plays flights on it)."""
     basic_values(st, f, s, out)
     if kind != OBS_BASIC:
         terrain_probes(st, f, s, gone, out)
@@ -186,7 +190,7 @@ def observe(kind, st, f, s, gone, out, fly_f, fly_s):
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
     if kind >= OBS_LANDING:
-        landing_values(st, f, s, out, fly_f, fly_s)
+        landing_values(st, f, s, out, flights)
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -568,9 +572,9 @@ def _flying(s):
 
 
 @frame_jit
-def flight_lands(st, f0, s0, left, right, jump, delay, f, s):
-    """`speednik.observation.landing.flight_lands`, played on f and s
-    (copies of the player's f0 and s0)."""
+def flight_lands(st, f0, s0, left, right, jump, f, s):
+    """`speednik.observation.landing.flight_lands` with no frames of running
+    first, played on f and s (copies of the player's f0 and s0)."""
     state = s0[S_STATE]
     if state == SPINDASH or state == DEAD:
         return 0.0
@@ -580,10 +584,6 @@ def flight_lands(st, f0, s0, left, right, jump, delay, f, s):
         s[i] = s0[i]
     deepest = f[F_Y] + radii(s)[1] + PIT_DEPTH
     bottom = st.ints[I_HEIGHT]
-    for _ in range(delay):
-        if _flying(s):
-            break
-        _ground_frame(st, f, s, False, True, False, False)
     if not _flying(s):
         _ground_frame(st, f, s, left, right, True, False)
     for _ in range(FLIGHT_FRAMES):
@@ -596,26 +596,84 @@ def flight_lands(st, f0, s0, left, right, jump, delay, f, s):
     return 1.0 if s[S_ON_GROUND] and f[F_Y] + radii(s)[1] <= deepest else 0.0
 
 
+# A flight reads (and writes) only the player's position, speeds and rev
+# (f[:F_SPINREV + 1]) and its angle to its state (s[:S_STATE + 1]); the
+# rest (counters, rings, the best x) cannot change where it comes down.
+FLIGHT_F = F_SPINREV + 1
+FLIGHT_S = S_STATE + 1
+assert (F_X, F_Y, F_X_VEL, F_Y_VEL, F_GROUND_SPEED, F_SPINREV) == tuple(range(FLIGHT_F))
+assert max(S_ANGLE, S_ON_GROUND, S_ROLLING, S_FACING_RIGHT, S_LAYER, S_JUMPING,
+           S_CONTROL_LOCK) < S_STATE
+
+
+@njit(cache=True)
+def flight_scratch(f, s):
+    """What the flights of "landing" are played on, one per episode: copies
+    of the player (fly_f, fly_s), the player after the frame of running on
+    of the later plans (run_f, run_s), and memo: whether those hold a state
+    the later plans were played from, and what they gave (full, hop)."""
+    return np.empty_like(f), np.empty_like(s), np.empty_like(f), np.empty_like(s), np.zeros(3)
+
+
 @frame_jit
-def landing_values(st, f, s, out, fly_f, fly_s):
+def _is_run_state(f, s, run_f, run_s):
+    for i in range(FLIGHT_F):
+        if f[i] != run_f[i]:
+            return False
+    for i in range(FLIGHT_S):
+        if s[i] != run_s[i]:
+            return False
+    return True
+
+
+@frame_jit
+def landing_values(st, f, s, out, flights):
     """`speednik.observation.landing.landing_values` into out[FULL_LANDS:+5],
-    after the pit probes."""
+    after the pit probes.
+
+    A flight is a function of the player's state alone (the terrain does
+    not change), so when this frame's player is the one last frame's
+    later plans started from (it ran on, as they did), their results are
+    this frame's full and hop, equal to playing them again; running
+    toward a pit, that is two flights of five saved."""
+    fly_f, fly_s, run_f, run_s, memo = flights
     k = FULL_LANDS
     if out[PIT_AHEAD_DX] >= PREDICT_BELOW:
         for i in range(5):
             out[k + i] = 1.0
         return
-    hop = flight_lands(st, f, s, False, True, False, 0, fly_f, fly_s)
+    state = s[S_STATE]
+    if state == SPINDASH or state == DEAD:
+        for i in range(5):
+            out[k + i] = 0.0
+        return
     flying = _flying(s)
-    if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
-        out[k] = hop
+    if not flying and memo[0] != 0.0 and _is_run_state(f, s, run_f, run_s):
+        full = memo[1]
+        hop = memo[2]
     else:
-        out[k] = flight_lands(st, f, s, False, True, True, 0, fly_f, fly_s)
+        hop = flight_lands(st, f, s, False, True, False, fly_f, fly_s)
+        if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
+            full = hop
+        else:
+            full = flight_lands(st, f, s, False, True, True, fly_f, fly_s)
+    out[k] = full
     out[k + 1] = hop
-    out[k + 2] = flight_lands(st, f, s, True, False, False, 0, fly_f, fly_s)
+    out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s)
     if flying:
-        out[k + 3] = out[k]
+        out[k + 3] = full
         out[k + 4] = hop
         return
-    out[k + 3] = flight_lands(st, f, s, False, True, True, LATER, fly_f, fly_s)
-    out[k + 4] = flight_lands(st, f, s, False, True, False, LATER, fly_f, fly_s)
+    for i in range(len(f)):
+        run_f[i] = f[i]
+    for i in range(len(s)):
+        run_s[i] = s[i]
+    for _ in range(LATER):
+        if _flying(run_s):
+            break
+        _ground_frame(st, run_f, run_s, False, True, False, False)
+    out[k + 3] = flight_lands(st, run_f, run_s, False, True, True, fly_f, fly_s)
+    out[k + 4] = flight_lands(st, run_f, run_s, False, True, False, fly_f, fly_s)
+    memo[0] = 1.0
+    memo[1] = out[k + 3]
+    memo[2] = out[k + 4]

@@ -25,7 +25,7 @@ from speednik.engine.lowering import (
     state_arrays,
     write_state,
 )
-from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS, observe
+from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS, flight_scratch, observe
 from speednik.engine.simulation import sim_step
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
 from speednik.events import (
@@ -84,6 +84,8 @@ class CompiledSim:
                                         + sim.checkpoint_hit), np.uint8).copy()
         self._split = (len(sim.ring_taken),
                        len(sim.ring_taken) + len(sim.enemy_destroyed))
+        # Kept from one observation to the next, as an episode keeps it.
+        self._flights = flight_scratch(self.f, self.s)
         self._events = np.zeros((MAX_EVENTS, EVENT_WIDTH), np.float64)
 
     def step(self, inp: InputState) -> list[Event]:
@@ -98,8 +100,7 @@ class CompiledSim:
         """The named observation of the current state (float32)."""
         kind = OBSERVATION_KINDS.index(name)
         out = np.empty(OBS_SIZES[kind], np.float32)
-        observe(kind, self.compiled, self.f, self.s, self.gone, out, np.empty_like(self.f),
-                np.empty_like(self.s))
+        observe(kind, self.compiled, self.f, self.s, self.gone, out, self._flights)
         return out
 
     def to_sim(self):

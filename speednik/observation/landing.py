@@ -25,7 +25,7 @@ terrain, for these plans (right is the way the stage runs):
 | 59  | hop_lands_later  | the same for hop_lands                             |
 
 Each reads 1 when the flight comes down on ground within FLIGHT_FRAMES
-frames and at most PIT_DEPTH px below the feet it started from, and 0
+frames and at most PIT_DEPTH px below the feet it took off from, and 0
 when it falls into a pit, off the stage or for longer than that. On the
 ground a plan starts with a jump pressed, as if it could be (jump_ready
 says whether it can). full_lands 1 with full_lands_later 0 is the last
@@ -33,9 +33,11 @@ frame a full jump still makes it: the widest jump there is.
 
 - Only the terrain is played: springs, enemies and spikes are not (the
   other values see those).
-- The flights are played only with a pit in view within PREDICT_REACH px
-  ahead, or under the player; elsewhere all read 1 (there is nothing to
-  fall into), which keeps the observation cheap.
+- The flights are played whenever a pit is in view (anywhere in the
+  scan of "pits") or under the player; elsewhere all read 1 (there is
+  nothing to fall into), which keeps the observation cheap. A pit far
+  ahead matters: a full jump at speed comes down 300 px on, and running
+  off a step carries the player 150 px before it lands below.
 - A charging spindash reads 0 for all: it cannot jump.
 """
 from __future__ import annotations
@@ -56,7 +58,8 @@ if TYPE_CHECKING:
     from speednik.simulation import SimState
 
 FLIGHT_FRAMES = 96
-PREDICT_REACH = 128
+# The farthest pit column scanned: any pit in view.
+PREDICT_REACH = PIT_REACH - PIT_STEP
 # pit_ahead_dx is a whole number of PIT_STEP columns over PIT_REACH: half a
 # column past the reach separates "near" from "far" whatever the rounding.
 PREDICT_BELOW = (PREDICT_REACH + PIT_STEP / 2) / PIT_REACH
@@ -90,12 +93,12 @@ def flight_lands(sim: SimState, left: bool, right: bool, jump: bool,
     tiles = sim.stage.tiles
     if player.state == PlayerState.SPINDASH or player.state == PlayerState.DEAD:
         return 0.0
-    deepest = p.y + radii(p)[1] + PIT_DEPTH
-    bottom = sim.stage.height
     for _ in range(delay):
         if _flying(player):
             break
         _ground_frame(player, p, _RUN, tiles)
+    deepest = p.y + radii(p)[1] + PIT_DEPTH
+    bottom = sim.stage.height
     if not _flying(player):
         _ground_frame(player, p, InputState(left=left, right=right, jump_pressed=True,
                                             jump_held=jump), tiles)

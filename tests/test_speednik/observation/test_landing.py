@@ -101,11 +101,19 @@ def test_in_the_air_letting_go_of_a_rising_jump_changes_where_it_comes_down():
     assert falling["full_lands"] == falling["hop_lands"]
 
 
-def test_with_no_pit_near_nothing_is_played_and_all_read_one():
+def test_with_no_pit_in_view_nothing_is_played_and_all_read_one():
     assert landing_at(flat_stage(), 120.0, **RUNNING)[0] == dict.fromkeys(PLAN_NAMES, 1.0)
-    # The pit is 336 px ahead: beyond the reach the flights are played in.
-    far, _ = landing_at(pit_stage(480, 900), 140.0, **RUNNING)
+    # The pit starts 560 px ahead, past the 384 px the pits are looked for in.
+    far, _ = landing_at(pit_stage(700, 900), 140.0, **RUNNING)
     assert far == dict.fromkeys(PLAN_NAMES, 1.0)
+
+
+def test_a_full_jump_taken_far_from_a_pit_is_seen_to_come_down_in_it():
+    # The pit is 300 px ahead, a wide one: a full jump at full speed now
+    # comes down in it, a hop lands short of it.
+    seen, sim = landing_at(pit_stage(440, 900), 140.0, **RUNNING)
+    assert seen["full_lands"] == 0.0 and seen["hop_lands"] == 1.0
+    assert play(sim.copy(), PLANS[0]) == "fell" and play(sim.copy(), PLANS[1]) == "landed"
 
 
 def test_a_charging_spindash_reads_zero():
@@ -159,9 +167,9 @@ def test_values_stay_in_their_bounds_on_expert_stages():
     assert len(seen) >= 3
 
 
-def later(stage, x: float) -> dict:
+def later(stage, x: float, y: float = STAND_Y) -> dict:
     sim = settled(stage)
-    place(sim, x, STAND_Y, **RUNNING)
+    place(sim, x, y, **RUNNING)
     readable = extract_landing_observation(sim)
     np.testing.assert_array_equal(CompiledSim(sim).observe("landing"), readable)
     return dict(zip(LANDING_NAMES[-5:], readable[-5:].tolist()))
@@ -191,3 +199,60 @@ def test_in_the_air_the_later_values_read_as_now():
     assert obs["full_lands_later"] == obs["full_lands"]
     assert obs["hop_lands_later"] == obs["hop_lands"]
     assert seen["full_lands"] == 0.0
+
+
+def step_down_stage():
+    """A floor 80 px up to x 200, the floor below it to a 128 px pit at
+    x 344, then the floor to the end."""
+    grid = floor_grid()
+    grid[FLOOR_Y - 80:FLOOR_Y, :200] = 1
+    grid[:, 344:472] = 0
+    return build_stage(grid, name="step-down")
+
+
+def test_at_the_top_of_a_step_down_running_on_falls_into_the_pit_past_it():
+    # At the edge of the step, 140 px before the pit: running off it at
+    # full speed, the fall of 80 px carries the player over the floor below
+    # into the pit. Only a jump taken now clears it: full_lands reads 1
+    # and, a frame later, off the edge, 0.
+    seen = later(step_down_stage(), 204.0, y=STAND_Y - 80)
+    assert seen["full_lands"] == 1.0 and seen["full_lands_later"] == 0.0
+    sim = settled(step_down_stage())
+    place(sim, 204.0, STAND_Y - 80, **RUNNING)
+    assert play(sim.copy(), PLANS[0]) == "landed"
+    for _ in range(120):
+        sim_step(sim, InputState(right=True))
+    assert sim.player_dead
+
+
+def last_moment_jumper() -> np.ndarray:
+    """A linear genome over "landing": run right; jump where a full jump
+    still lands and one a frame later would not; hold jump while it is
+    held in the air."""
+    from runners.linear import genome_size
+    from speednik.actions import ACTION_RIGHT, ACTION_RIGHT_JUMP, NUM_ACTIONS
+
+    size = len(LANDING_NAMES)
+    genome = np.zeros(genome_size(size))
+    weights = genome[:NUM_ACTIONS * size].reshape(NUM_ACTIONS, size)
+    bias = genome[NUM_ACTIONS * size:]
+    bias[ACTION_RIGHT] = 1.0
+    bias[ACTION_RIGHT_JUMP] = 0.5
+    for name, weight in (("full_lands", 1.0), ("full_lands_later", -2.0), ("jump_held", 1.0)):
+        weights[ACTION_RIGHT_JUMP, LANDING_NAMES.index(name)] = weight
+    return genome
+
+
+def test_whole_episodes_over_landing_are_equal_on_both_engines():
+    # The compiled episode keeps the later plans' flights from one frame
+    # to the next; the readable one plays every flight every frame.
+    from runners import RunnerConfig, run_episodes
+
+    items = [(("linear", ("landing", last_moment_jumper())), f"gen:expert:{seed}")
+             for seed in (10000, 10001, 10002)]
+    config = RunnerConfig(max_steps=1500)
+    expected = run_episodes(items, config)
+    got = run_episodes(items, config, engine="compiled")
+    assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
+    # The policy gets somewhere: past pits, where the flights are played.
+    assert max(r.metrics["max_x"] for r in expected) > 1500
