@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     args = SHORT if a.short else VARIANTS[a.variant]
     seeds = [0] if a.short and a.seeds == [0, 1, 2] else a.seeds
     tests = test_sets_of(args)
-    print("recipe: python -m evolution.run " + " ".join(args) + " --seed SEED")
+    name = "short" if a.short else a.variant
+    print(f"{name}: python -m evolution.run " + " ".join(args) + " --seed SEED")
     for agent, rates in baselines(tests).items():
         print(f"{agent:<12s} " + "  ".join(f"{d} {fmt(v)}" for d, v in rates.items()))
     met = True
