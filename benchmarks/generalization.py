@@ -182,8 +182,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the recipe, the recipe before it (pits: a linear policy over "
                         "the pits observation, 800 generations), that policy over the "
                         "landing observation for 500 generations (landing), or an earlier "
-                        "one: before expert stages (stall), that task with the genetic algorithm (ga-32, ga-16), or "
-                        "its earlier steps (hazards, terrain)")
+                        "one: before expert stages (stall), that task with the genetic "
+                        "algorithm (ga-32, ga-16), or its earlier steps (hazards, terrain)")
     a = p.parse_args(argv)
     args = SHORT if a.short else VARIANTS[a.variant]
     seeds = [0] if a.short and a.seeds == [0, 1, 2] else a.seeds
