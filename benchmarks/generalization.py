@@ -4,7 +4,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py                 the full recipe, seeds 0 1 2
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --short         a few generations (make bench)
-    python benchmarks/generalization.py --variant pits  the recipe before: a linear policy over "pits"
+    python benchmarks/generalization.py --variant pits  the recipe before: linear, over "pits"
     python benchmarks/generalization.py --variant landing  ... over "landing", 500 generations
     python benchmarks/generalization.py --variant ga-32 the same task with the genetic algorithm
     python benchmarks/generalization.py --variant stall    the recipe before expert stages
