@@ -22,6 +22,10 @@ from speednik.observation import list_observations
 from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages
 
 
+# How a generation's training stages are drawn (`evolution.loop.stage_draw`).
+STAGE_DRAWS = ("uniform", "failures")
+
+
 class ConfigError(ValueError):
     """A setting out of range or unknown; the message names it."""
 
@@ -59,6 +63,9 @@ class EvolutionConfig:
     # Each generation is scored on this many of the training stages,
     # drawn from (seed, generation); None: on all of them.
     stages_per_generation: int | None = None
+    # How those are drawn (`evolution.loop.stage_draw`): "uniform", or
+    # "failures", the stages the population failed more often.
+    stage_draw: str = "uniform"
     # The policy family (`runners.policies`: "linear", "mlp", ...) and
     # its settings; `hidden` is the MLP's, ignored by families without it.
     # None: the family the algorithm evolves, if it has its own, else
@@ -183,6 +190,13 @@ class EvolutionConfig:
                 raise ConfigError(
                     f"stages_per_generation ({self.stages_per_generation}) exceeds the "
                     f"{len(training)} training stage(s); accepted: 1 to {len(training)}")
+        if self.stage_draw not in STAGE_DRAWS:
+            raise ConfigError(f"unknown stage_draw {self.stage_draw!r}; accepted: "
+                              f"{', '.join(STAGE_DRAWS)}")
+        if self.stage_draw != "uniform" and self.stages_per_generation is None:
+            raise ConfigError(f"stage_draw {self.stage_draw!r} draws among the training "
+                              f"stages, so it needs stages_per_generation; accepted: "
+                              f"stage_draw 'uniform' without it")
         if self.observation not in list_observations():
             raise ConfigError(
                 f"unknown observation {self.observation!r}; accepted: "

@@ -7,7 +7,7 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
-from evolution.config import ConfigError, EvolutionConfig
+from evolution.config import STAGE_DRAWS, ConfigError, EvolutionConfig
 from evolution.strategies.registry import STRATEGIES, all_settings, list_strategies, readers
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--stages-per-generation", type=int, metavar="K",
         help="score each generation on K of the training stages, drawn from the "
              "seed and the generation, the same K for every genome (default: all)")
+    opt("--stage-draw", choices=STAGE_DRAWS,
+        help="how --stages-per-generation draws them: 'uniform', every stage alike, "
+             "or 'failures', a stage the more often the more of the population "
+             "failed it the last time it was played")
     opt("--test-stage", dest="test_stages", nargs="+", metavar="NAME",
         default_of="test_stages",
         help="held-out stages (same forms as --stage, e.g. gen:medium:1000-1099) the "

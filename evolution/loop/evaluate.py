@@ -8,7 +8,7 @@ in this process on `workers` threads; with the python engine on a pool of
 `workers` processes; with a `scheduler`, on a Dask cluster in chunks of
 genomes (`evolution.cluster`). All give the same results. Fitness is the
 mean total reward over the stages (all training stages, or the ones a
-generation draws: `stages_for_generation`).
+generation draws: `evolution.loop.stage_draw`).
 """
 from __future__ import annotations
 
@@ -88,20 +88,6 @@ class GenomeEvaluator:
             fitness = float(np.mean([r.total_reward for r in per_stage]))
             out.append((fitness, summarise(stages, per_stage)))
         return out
-
-
-def stages_for_generation(config: EvolutionConfig, generation: int) -> list[str]:
-    """The training stages generation `generation` is scored on: all of
-    them, or `stages_per_generation` of them drawn by a pure function of
-    (seed, generation), in training order. It consumes none of the run's
-    random numbers, so a resumed run draws the same stages."""
-    stages = config.training_stages()
-    k = config.stages_per_generation
-    if k is None or k >= len(stages):
-        return stages
-    rng = np.random.default_rng([config.seed & 0xFFFFFFFF, generation, 0x57A6E5])
-    chosen = np.sort(rng.choice(len(stages), size=k, replace=False))
-    return [stages[i] for i in chosen]
 
 
 def held_out_report(config: EvolutionConfig, evaluated: tuple[float, dict]) -> dict:

@@ -22,7 +22,7 @@ import numpy as np
 from evolution.loop.checkpoint import CheckpointError, load_checkpoint
 from evolution.cluster import ClusterError
 from evolution.config import EvolutionConfig
-from evolution.loop.evaluate import GenomeEvaluator, stages_for_generation
+from evolution.loop.evaluate import GenomeEvaluator
 from evolution.loop.generation import (
     Evaluations,
     build_statistics,
@@ -34,6 +34,7 @@ from evolution.loop.generation import (
 from evolution.loop.outputs import keep_stage_copies, read_config_data, write_config
 from evolution.loop.reporters import Console, HeldOut, LogbookFollower, MethodLog, RunFiles
 from evolution.loop.run_state import Finished, Reporter, RunState
+from evolution.loop.stage_draw import StageDraw
 from evolution.strategies.base import Strategy
 from evolution.strategies.registry import get_strategy
 from evolution.loop.validation import Validation
@@ -71,19 +72,20 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
     with keep_stages(config.run_stages()), \
             GenomeEvaluator(config, map_fn=map_fn) as evaluator:
         # The generation being scored picks its stages (all of them unless
-        # stages_per_generation is set); a draw of stages makes every
+        # stages_per_generation is set: `StageDraw`); a draw of stages makes every
         # genome of the generation be scored anew on it.
         scoring = {"gen": 0}
         subsets = config.stages_scored() < len(config.training_stages())
+        draw = StageDraw(config)
         evaluations = Evaluations(
-            lambda genomes: evaluator(genomes, stages_for_generation(config, scoring["gen"])))
+            lambda genomes: evaluator(genomes, draw.stages(scoring["gen"])))
         held_out = HeldOut(config, evaluator)
         follower = LogbookFollower(run_dir)
         method_log = MethodLog(run_dir)
         validation = Validation(config, evaluator)
         # Validation first: the held-out test plays the genome it chose.
         # The method's numbers are saved before the checkpoint (see MethodLog).
-        reporters: list[Reporter] = [validation, held_out, method_log,
+        reporters: list[Reporter] = [draw, validation, held_out, method_log,
                                      RunFiles(run_dir, held_out), follower]
         if report:
             reporters.append(Console(report))
@@ -91,7 +93,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                        new_hall_of_fame(config.hall_of_fame), new_logbook(),
                        evaluations, reporters=reporters,
                        scorer=lambda genome, gen: evaluator(
-                           [np.asarray(genome)], stages_for_generation(config, gen))[0],
+                           [np.asarray(genome)], draw.stages(gen))[0],
                        validation=validation if validation.active() else None)
         if resume:
             _restore(run, run_dir, strategy_class, size)
@@ -104,6 +106,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             evals = evaluations.assign(population)
             run.hall_of_fame.update(population)
             run.strategy.tell(population, [evaluations.summary(i) for i in population])
+            draw.learn(0, [evaluations.summary(i) for i in population])
             record = generation_record(0, population, evals, evaluations,
                                        stats, time.perf_counter() - t0)
             record.update(run.strategy.columns())
@@ -138,6 +141,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                     rescore_hall_of_fame(run.hall_of_fame, evaluations)
                 run.hall_of_fame.update(offspring)
                 run.strategy.tell(offspring, [evaluations.summary(i) for i in offspring])
+                draw.learn(gen, [evaluations.summary(i) for i in offspring])
                 record = generation_record(gen, offspring, evals, evaluations,
                                            stats, time.perf_counter() - t0)
                 record.update(run.strategy.columns())

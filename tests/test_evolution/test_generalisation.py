@@ -9,7 +9,7 @@ import pytest
 
 from commands import evolution_run, replay
 from evolution.config import ConfigError, EvolutionConfig
-from evolution.loop.evaluate import stages_for_generation
+from evolution.loop.stage_draw import uniform_draw
 from evolution.loop.evolve import evolve
 from evolution.loop.outputs import read_logbook, read_logbook_columns
 from evolution.cli.run_stages import check_stages_load
@@ -56,11 +56,11 @@ def test_test_stages_never_change_the_evolution(tmp_path):
 
 def test_stage_draws_are_a_function_of_seed_and_generation():
     config = small(stages=("gen:hard:0-31",), stages_per_generation=4)
-    draws = [stages_for_generation(config, g) for g in range(6)]
+    draws = [uniform_draw(config, g) for g in range(6)]
     assert all(len(d) == 4 and len(set(d)) == 4 for d in draws)
     assert len({tuple(d) for d in draws}) > 1
-    assert draws == [stages_for_generation(config, g) for g in range(6)]
-    assert stages_for_generation(small(stages=("gen:hard:0-31",)), 3) == \
+    assert draws == [uniform_draw(config, g) for g in range(6)]
+    assert uniform_draw(small(stages=("gen:hard:0-31",)), 3) == \
         [f"gen:hard:{s}" for s in range(32)]
 
 
@@ -92,6 +92,8 @@ def test_a_run_on_drawn_stages_is_reproducible_and_resumes_exactly(tmp_path):
     (dict(stages_per_generation=5), "exceeds the 4 training stage(s)"),
     (dict(stages_per_generation=0), "stages_per_generation must be"),
     (dict(test_every=0), "test_every must be"),
+    (dict(stage_draw="hardest"), "accepted: uniform, failures"),
+    (dict(stage_draw="failures"), "needs stages_per_generation"),
     (dict(test_stages=("gen:medium:9-1",)), "runs backwards"),
 ])
 def test_bad_generalisation_settings_are_named(changes, words):

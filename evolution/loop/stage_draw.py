@@ -1,0 +1,108 @@
+"""Which training stages a generation is scored on.
+
+With `stages_per_generation` unset, every generation plays all of them.
+Otherwise each generation draws that many, the same for every genome of
+it, in one of two ways (`EvolutionConfig.stage_draw`):
+
+- "uniform": every stage alike, a pure function of (seed, generation)
+  (`uniform_draw`).
+- "failures": a stage is drawn in proportion to `FAILURE_FLOOR` plus the
+  share of the population that failed it the last time it was played
+  (a stage not yet played counts as failed by all). A skill the search
+  still lacks (a kind of pit, a half-pipe) then weighs more than its share
+  of the stages, while the stages already finished still come up, so that
+  the search does not forget them. The shares are the draw's memory; they
+  are kept in the checkpoint with the stages of the last generation, so a
+  resumed run draws what it would have drawn.
+
+Neither consumes the run's random numbers: each draw has a generator of
+its own, seeded from (seed, generation).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from evolution.config import EvolutionConfig
+from evolution.loop.checkpoint import CheckpointError
+from evolution.loop.run_state import Reporter
+# A stage every genome finishes is drawn a third as often as one every
+# genome fails (0.5 against 1.5).
+FAILURE_FLOOR = 0.5
+_SALT = 0x57A6E5
+_FAILED = "stage_draw_failed"
+_LAST = "stage_draw_last"
+
+
+def _generator(config: EvolutionConfig, generation: int) -> np.random.Generator:
+    return np.random.default_rng([config.seed & 0xFFFFFFFF, generation, _SALT])
+
+
+def uniform_draw(config: EvolutionConfig, generation: int) -> list[str]:
+    """The training stages generation `generation` is scored on with the
+    uniform draw: all of them, or `stages_per_generation` of them drawn by
+    a pure function of (seed, generation), in training order."""
+    stages = config.training_stages()
+    k = config.stages_per_generation
+    if k is None or k >= len(stages):
+        return stages
+    chosen = np.sort(_generator(config, generation).choice(len(stages), size=k,
+                                                             replace=False))
+    return [stages[i] for i in chosen]
+
+
+class StageDraw(Reporter):
+    """The stages of each generation, and (drawing by failures) what the
+    draw remembers of the generations before: a reporter only for its
+    place in the checkpoint."""
+
+    def __init__(self, config: EvolutionConfig) -> None:
+        self.config = config
+        self.names = config.training_stages()
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.weighted = (config.stage_draw == "failures"
+                         and config.stages_scored() < len(self.names))
+        self.failed = np.ones(len(self.names))
+        self.drawn: tuple[int, list[str]] | None = None
+
+    def stages(self, generation: int) -> list[str]:
+        """Generation `generation`'s stages: drawn once, then the same on
+        every call (the strategy's recommendation is scored on them too)."""
+        if not self.weighted:
+            return uniform_draw(self.config, generation)
+        if self.drawn is None or self.drawn[0] != generation:
+            weights = self.failed + FAILURE_FLOOR
+            chosen = np.sort(_generator(self.config, generation).choice(
+                len(self.names), size=self.config.stages_per_generation, replace=False,
+                p=weights / weights.sum()))
+            self.drawn = (generation, [self.names[i] for i in chosen])
+        return list(self.drawn[1])
+
+    def learn(self, generation: int, summaries: Sequence[dict]) -> None:
+        """Remember the share of `summaries` (the generation's genomes)
+        that failed each stage of generation `generation`."""
+        if not self.weighted:
+            return
+        for stage in self.stages(generation):
+            failed = [not s["results"][stage]["metrics"]["goal_reached"] for s in summaries]
+            self.failed[self.index[stage]] = float(np.mean(failed))
+
+    def state(self) -> dict | None:
+        if not self.weighted or self.drawn is None:
+            return None
+        last = np.array([self.drawn[0], *(self.index[s] for s in self.drawn[1])],
+                        dtype=np.int64)
+        return {"arrays": {_FAILED: self.failed.copy(), _LAST: last}, "meta": {}}
+
+    def restore(self, state: dict | None) -> None:
+        if not self.weighted or not state or _FAILED not in state.get("arrays", {}):
+            return
+        arrays = state["arrays"]
+        failed = np.asarray(arrays[_FAILED], dtype=np.float64)
+        if failed.shape != self.failed.shape:
+            raise CheckpointError(f"the checkpoint's stage draw knows {failed.size} training "
+                             f"stages, the run has {self.failed.size}")
+        self.failed = failed
+        last = [int(v) for v in arrays[_LAST]]
+        self.drawn = (last[0], [self.names[i] for i in last[1:]])

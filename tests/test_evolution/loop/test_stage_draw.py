@@ -1,0 +1,114 @@
+"""Drawing a generation's training stages by the population's failures:
+the stages failed more are drawn more, the draw remembers across a
+resume, and a run drawing so is reproducible."""
+from __future__ import annotations
+
+import csv
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from evolution.config import EvolutionConfig
+from evolution.loop.checkpoint import load_checkpoint
+from evolution.loop.evolve import evolve
+from evolution.loop.stage_draw import StageDraw, uniform_draw
+
+
+def config(**changes) -> EvolutionConfig:
+    settings = dict(stages=("gen:easy:0-7",), stages_per_generation=3, population=8,
+                    generations=4, seed=3, max_steps=1500, workers=1, checkpoint_every=1,
+                    observation="stall", algorithm="cmaes", stage_draw="failures")
+    settings.update(changes)
+    return EvolutionConfig(**settings)
+
+
+def summaries(outcomes: dict[str, list[bool]]) -> list[dict]:
+    """One summary per genome, as the evaluator gives them: outcomes maps
+    a stage to whether each genome reached its goal."""
+    count = len(next(iter(outcomes.values())))
+    return [{"results": {stage: {"metrics": {"goal_reached": goals[i]}}
+                         for stage, goals in outcomes.items()}} for i in range(count)]
+
+
+def rows(run_dir):
+    with open(run_dir / "logbook.csv", newline="") as f:
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(f)]
+
+
+def test_a_generation_remembers_the_share_of_genomes_that_failed_each_stage():
+    draw = StageDraw(config())
+    drawn = draw.stages(1)
+    assert draw.stages(1) == drawn and len(set(drawn)) == 3
+    draw.learn(1, summaries({drawn[0]: [False, False, False, True],
+                             drawn[1]: [True] * 4, drawn[2]: [False] * 4}))
+    shares = dict(zip(draw.names, draw.failed))
+    assert shares[drawn[0]] == 0.75 and shares[drawn[1]] == 0.0 and shares[drawn[2]] == 1.0
+    # Stages not played yet count as failed by all.
+    assert all(v == 1.0 for k, v in shares.items() if k not in drawn)
+
+
+def test_stages_failed_more_are_drawn_more():
+    draw = StageDraw(config(stages=("gen:easy:0-11",)))
+    finished = draw.names[:6]
+    draw.failed[:6] = 0.0
+    counts = Counter(s for g in range(600) for s in draw.stages(g))
+    finished_rate = sum(counts[s] for s in finished) / 6
+    failed_rate = sum(counts[s] for s in draw.names[6:]) / 6
+    # In proportion to 1 + FAILURE_FLOOR against FAILURE_FLOOR (three
+    # times), less for drawing without replacement: over twice as often.
+    assert failed_rate > 2 * finished_rate
+    assert finished_rate > 0   # finished stages still come up
+
+
+def test_the_uniform_draw_learns_nothing():
+    draw = StageDraw(config(stage_draw="uniform"))
+    assert [draw.stages(g) for g in range(5)] == \
+        [uniform_draw(draw.config, g) for g in range(5)]
+    draw.learn(2, summaries({s: [True] for s in draw.stages(2)}))
+    assert (draw.failed == 1.0).all() and draw.state() is None
+
+
+def test_a_run_drawing_by_failures_is_reproducible_and_resumes_exactly(tmp_path):
+    straight = evolve(config(), tmp_path / "straight")
+    again = evolve(config(), tmp_path / "again")
+    assert rows(tmp_path / "straight") == rows(tmp_path / "again")
+    evolve(config(generations=2), tmp_path / "split")
+    evolve(config(), tmp_path / "split", resume=True)
+    assert rows(tmp_path / "split") == rows(tmp_path / "straight")
+    assert straight.best_summary == again.best_summary
+    # The checkpoint holds what the draw learnt: some stages were finished
+    # by some genomes, so the shares are not the first ones any more.
+    failed = load_checkpoint(tmp_path / "straight").reporters["arrays"]["stage_draw_failed"]
+    assert failed.shape == (8,) and failed.min() < 1.0
+    np.testing.assert_array_equal(
+        load_checkpoint(tmp_path / "split").reporters["arrays"]["stage_draw_failed"], failed)
+    # And the draw changed the run: the uniform one scores other stages.
+    uniform = evolve(config(stage_draw="uniform"), tmp_path / "uniform")
+    assert [r["mean"] for r in rows(tmp_path / "uniform")] != \
+        [r["mean"] for r in rows(tmp_path / "straight")]
+    assert uniform.generations == straight.generations == 4
+
+
+def test_what_the_draw_learnt_comes_back_from_its_state():
+    learnt = StageDraw(config(stages=("gen:easy:0-11",)))
+    learnt.stages(7)
+    learnt.failed[:6] = 0.0
+    restored = StageDraw(learnt.config)
+    restored.restore(learnt.state())
+    np.testing.assert_array_equal(restored.failed, learnt.failed)
+    assert restored.stages(7) == learnt.stages(7)
+    later = [learnt.stages(g) for g in range(8, 40)]
+    assert [restored.stages(g) for g in range(8, 40)] == later
+    # What it learnt changes what it draws.
+    assert [StageDraw(learnt.config).stages(g) for g in range(8, 40)] != later
+
+
+def test_a_checkpoint_of_other_stages_is_refused():
+    draw = StageDraw(config())
+    draw.stages(0)
+    state = draw.state()
+    other = StageDraw(config(stages=("gen:easy:0-9",)))
+    with pytest.raises(ValueError, match="knows 8 training stages, the run has 10"):
+        other.restore(state)
+    np.testing.assert_array_equal(other.failed, np.ones(10))
