@@ -4,7 +4,8 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py                 the full recipe, seeds 0 1 2
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --short         a few generations (make bench)
-    python benchmarks/generalization.py --variant pits  the recipe before: linear, over "pits"
+    python benchmarks/generalization.py --variant uniform  the recipe before: stages drawn alike
+    python benchmarks/generalization.py --variant pits  before that: linear, over "pits"
     python benchmarks/generalization.py --variant landing  ... over "landing", 500 generations
     python benchmarks/generalization.py --variant ga-32 the same task with the genetic algorithm
     python benchmarks/generalization.py --variant stall    the recipe before expert stages
@@ -49,9 +50,14 @@ TRANSFER = ("hillside", "pipeworks", "skybridge")
 _STAGES = ("--stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-263 --stages-per-generation 32 "
            "--validation-stage gen:medium:2000-2049 gen:hard:2000-2049 gen:expert:10000-10049 "
            f"--test-stage {' '.join(TEST_SETS)} --test-every 25")
-# The README's recipe, less --seed and --out.
-RECIPE = (f"{_STAGES} --observation landing --policy mlp --hidden 16 --algorithm cmaes "
-          "--init-sigma 0.5 --population 40 --generations 450").split()
+# The recipe before it: stages drawn uniformly, 450 generations.
+UNIFORM = (f"{_STAGES} --observation landing --policy mlp --hidden 16 --algorithm cmaes "
+           "--init-sigma 0.5 --population 40 --generations 450").split()
+# The README's recipe, less --seed and --out: the stages failed more are
+# drawn more, and it stops at 560 M frames if it gets there before
+# generation 450 (its episodes run longer; the frames keep its time).
+RECIPE = [*UNIFORM[:UNIFORM.index("--observation")], "--stage-draw", "failures",
+          *UNIFORM[UNIFORM.index("--observation"):], "--max-frames", "560000000"]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -74,6 +80,7 @@ LANDING = [*("landing" if a == "pits" else "500" if a == "800" else a for a in P
 _TASK = STALL[:STALL.index("--algorithm")]
 VARIANTS = {
     "recipe": RECIPE,
+    "uniform": UNIFORM,
     "pits": PITS,
     "landing": LANDING,
     "stall": STALL,
@@ -179,8 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--short", action="store_true", help="the short setting of make bench")
     p.add_argument("--keep", type=Path, help="keep the run directories here")
     p.add_argument("--variant", choices=VARIANTS, default="recipe",
-                   help="the recipe, the recipe before it (pits: a linear policy over "
-                        "the pits observation, 800 generations), that policy over the "
+                   help="the recipe, the recipe before it (uniform: its training stages "
+                        "drawn alike, 450 generations), the one before that (pits: a "
+                        "linear policy over the pits observation, 800 generations), that "
+                        "policy over the "
                         "landing observation for 500 generations (landing), or an earlier "
                         "one: before expert stages (stall), that task with the genetic "
                         "algorithm (ga-32, ga-16), or its earlier steps (hazards, terrain)")
@@ -200,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         for seed in seeds:
             run_dir, rates, seconds = run_recipe(args, seed, where)
             training = total(completed(run_dir, sets_of(args, "--stage")))
+            validation = ({} if "--validation-stage" not in args
+                          else completed(run_dir, sets_of(args, "--validation-stage")))
             finished = transfer(run_dir)
             ok = (seconds <= TIME_LIMIT and len(finished) == len(TRANSFER)
                   and all(v[0] >= TARGET.get(d, 0.0) * v[1] for d, v in rates.items()))
@@ -210,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                   + f"  wall {seconds / 60:.1f} min"
                   + ("" if a.short else f"  {'meets' if ok else 'MISSES'} the target"),
                   flush=True)
+            if validation:
+                print("    validation  " + "  ".join(
+                    f"{d} {fmt(v)}" for d, v in validation.items()), flush=True)
             if untouched:
                 print("    untouched  " + "  ".join(
                     f"{d} {fmt(v)}" for d, v in completed(run_dir, untouched).items()), flush=True)
