@@ -14,7 +14,8 @@ hold-right and jump-runner baselines.
 For each seed it runs `python -m evolution.run` with the recipe's options
 (`RECIPE`, the same line the README shows) into a fresh directory, then
 prints, per difficulty, how many stages the evolved policy (best.json's
-genome) completes: of its training stages, of the README's test stages
+genome) completes: of its training stages, of its validation stages
+(the recipes that have them), of the README's test stages
 (the held-out results best.json keeps), of `UNTOUCHED`, 200 more stages
 per difficulty that no setting was ever chosen on, and of the three
 built-in stages, which no run trains on (transfer), with the wall time
