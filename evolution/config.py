@@ -61,7 +61,7 @@ class EvolutionConfig:
     # chosen every `test_every` generations; they never steer the search.
     validation_stages: tuple[str, ...] = ()
     # Each generation is scored on this many of the training stages,
-    # drawn from (seed, generation); None: on all of them.
+    # drawn anew (`stage_draw`); None: on all of them.
     stages_per_generation: int | None = None
     # How those are drawn (`evolution.loop.stage_draw`): "uniform", or
     # "failures", the stages the population failed more often.

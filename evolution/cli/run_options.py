@@ -57,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
              ".toml profile paths (a copy of each is kept in the run directory) or "
              "generated sets gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages)")
     opt("--stages-per-generation", type=int, metavar="K",
-        help="score each generation on K of the training stages, drawn from the "
-             "seed and the generation, the same K for every genome (default: all)")
+        help="score each generation on K of the training stages, drawn anew "
+             "(--stage-draw), the same K for every genome (default: all)")
     opt("--stage-draw", choices=STAGE_DRAWS,
         help="how --stages-per-generation draws them: 'uniform', every stage alike, "
              "or 'failures', a stage the more often the more of the population "
