@@ -23,7 +23,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
-# Every table of figures in the README, from the current code (about seven hours on 2 cores).
+# Every table of figures in the README, from the current code (about eight hours on 2 cores).
 figures: $(STAMP)
 	$(PY) benchmarks/figures.py
 

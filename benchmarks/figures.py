@@ -1,6 +1,6 @@
 """Every table of figures in the README, printed again from the current code.
 
-    python benchmarks/figures.py                  all of them (about seven hours on 2 cores)
+    python benchmarks/figures.py                  all of them (about eight hours on 2 cores)
     python benchmarks/figures.py --only main baselines
 
 Sections, each named beside its table in the README:
@@ -8,7 +8,7 @@ Sections, each named beside its table in the README:
 - baselines:       `python -m runners.baselines --markdown`, and the stages
                    finished per difficulty (`--summary`, about a minute)
 - generalisation:  the generalisation recipe per seed, and its earlier steps
-                   (benchmarks/generalization.py, --variant uniform, pits,
+                   (benchmarks/generalization.py, --variant failures-64, uniform, pits,
                    landing, stall, terrain and hazards)
 - tuning:          every method tuned on the recipe's task beside its
                    defaults (benchmarks/tuning.py, about two hours),
@@ -97,7 +97,7 @@ def baselines() -> None:
 
 def generalisation() -> None:
     python("benchmarks/generalization.py", check=True)
-    for earlier in ("uniform", "pits", "landing", "stall", "terrain", "hazards"):   # its steps
+    for earlier in ("failures-64", "uniform", "pits", "landing", "stall", "terrain", "hazards"):   # its steps
         python("benchmarks/generalization.py", "--variant", earlier, check=True)
 
 

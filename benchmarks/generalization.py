@@ -4,8 +4,9 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py                 the full recipe, seeds 0 1 2
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --short         a few generations (make bench)
-    python benchmarks/generalization.py --variant uniform  the recipe before: stages drawn alike
-    python benchmarks/generalization.py --variant pits  before that: linear, over "pits"
+    python benchmarks/generalization.py --variant failures-64  the recipe before: 64 expert stages
+    python benchmarks/generalization.py --variant uniform  before that: stages drawn alike
+    python benchmarks/generalization.py --variant pits  ... and before: linear, over "pits"
     python benchmarks/generalization.py --variant landing  ... over "landing", 500 generations
     python benchmarks/generalization.py --variant ga-32 the same task with the genetic algorithm
     python benchmarks/generalization.py --variant stall    the recipe before expert stages
@@ -54,11 +55,16 @@ _STAGES = ("--stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-263 --stages-pe
 # The recipe before it: stages drawn uniformly, 450 generations.
 UNIFORM = (f"{_STAGES} --observation landing --policy mlp --hidden 16 --algorithm cmaes "
            "--init-sigma 0.5 --population 40 --generations 450").split()
-# The README's recipe, less --seed and --out: the stages failed more are
-# drawn more, and it stops at 560 M frames if it gets there before
-# generation 450 (its episodes run longer; the frames keep its time).
-RECIPE = [*UNIFORM[:UNIFORM.index("--observation")], "--stage-draw", "failures",
-          *UNIFORM[UNIFORM.index("--observation"):], "--max-frames", "560000000"]
+# The recipe before it: the stages failed more are drawn more, and it
+# stops at 560 M frames if it gets there before generation 450 (its
+# episodes run longer; the frames keep its time).
+FAILURES_64 = [*UNIFORM[:UNIFORM.index("--observation")], "--stage-draw", "failures",
+               *UNIFORM[UNIFORM.index("--observation"):], "--max-frames", "560000000"]
+# The README's recipe, less --seed and --out: that line with twice the
+# expert training stages, its genome chosen on four times the expert
+# validation stages.
+RECIPE = [{"gen:expert:200-263": "gen:expert:200-327",
+           "gen:expert:10000-10049": "gen:expert:10000-10199"}.get(a, a) for a in FAILURES_64]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -81,6 +87,7 @@ LANDING = [*("landing" if a == "pits" else "500" if a == "800" else a for a in P
 _TASK = STALL[:STALL.index("--algorithm")]
 VARIANTS = {
     "recipe": RECIPE,
+    "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
     "landing": LANDING,
@@ -187,8 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--short", action="store_true", help="the short setting of make bench")
     p.add_argument("--keep", type=Path, help="keep the run directories here")
     p.add_argument("--variant", choices=VARIANTS, default="recipe",
-                   help="the recipe, the recipe before it (uniform: its training stages "
-                        "drawn alike, 450 generations), the one before that (pits: a "
+                   help="the recipe, the recipe before it (failures-64: 64 expert "
+                        "training stages, chosen on 50 expert validation stages), the one "
+                        "before that (uniform: 64 expert training stages drawn alike, "
+                        "450 generations), the one before (pits: a "
                         "linear policy over the pits observation, 800 generations), that "
                         "policy over the "
                         "landing observation for 500 generations (landing), or an earlier "
