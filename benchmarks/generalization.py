@@ -52,7 +52,7 @@ TRANSFER = ("hillside", "pipeworks", "skybridge")
 _STAGES = ("--stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-263 --stages-per-generation 32 "
            "--validation-stage gen:medium:2000-2049 gen:hard:2000-2049 gen:expert:10000-10049 "
            f"--test-stage {' '.join(TEST_SETS)} --test-every 25")
-# The recipe before it: stages drawn uniformly, 450 generations.
+# An earlier recipe: stages drawn uniformly, 450 generations.
 UNIFORM = (f"{_STAGES} --observation landing --policy mlp --hidden 16 --algorithm cmaes "
            "--init-sigma 0.5 --population 40 --generations 450").split()
 # The recipe before it: the stages failed more are drawn more, and it
