@@ -16,6 +16,7 @@ from deap import tools
 from evolution.config import EvolutionConfig
 from evolution.loop.generation import Evaluations
 from evolution.strategies.base import Strategy
+from speednik.signals import signals_held
 
 
 class Reporter:
@@ -157,5 +158,10 @@ class RunState:
             reporter.generation(self, record)
 
     def save(self) -> None:
-        for reporter in self.reporters:
-            reporter.save(self)
+        # A Ctrl-C or SIGTERM landing inside a write would leave the files
+        # of one save point from two generations, or raise from inside
+        # numpy's zip writer as another error that skips the interrupted
+        # run's own checkpoint: it is acted on once every file is written.
+        with signals_held():
+            for reporter in self.reporters:
+                reporter.save(self)

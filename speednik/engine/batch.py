@@ -2,10 +2,7 @@
 to compiled code spread over threads."""
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import signal
 import threading
 from dataclasses import dataclass
 from typing import Sequence
@@ -39,6 +36,7 @@ from speednik.engine.reward import reward_arrays
 from speednik.actions import NUM_ACTIONS
 from speednik.neat_genome import encoded_size, problem as network_problem, stated_size
 from speednik.reward import DEFAULT_WEIGHTS
+from speednik.signals import signals_held
 
 
 @dataclass(frozen=True)
@@ -70,35 +68,6 @@ class BatchResults:
 # threads at once (a Dask worker with several threads would): batches take
 # turns.
 _PARALLEL_REGION = threading.Lock()
-
-
-@contextlib.contextmanager
-def signals_held():
-    """Ctrl-C and SIGTERM held while compiled code runs, then acted on.
-
-    Numba turns an exception raised inside its own Python-level steps
-    (loading cached code through a ctypes callback, unboxing a typed list)
-    into another error or swallows it, so a signal landing there was lost
-    or became a TypeError. A batch takes milliseconds to seconds; the
-    signal's handler runs as soon as it ends. Outside the main thread,
-    where no handler can be set, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-    previous = {sig: signal.signal(sig, lambda signum, frame: held.append(signum))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        for sig in dict.fromkeys(held):
-            handler = previous[sig]
-            if callable(handler):
-                handler(sig, None)
-            elif handler == signal.SIG_DFL:
-                os.kill(os.getpid(), sig)
 
 
 def max_threads() -> int:

@@ -128,3 +128,37 @@ def test_torn_and_foreign_archives_are_one_line(tmp_path):
         np.savez(f, meta=np.array(json.dumps({"format": "something-else"})), **arrays)
     with pytest.raises(CheckpointError, match="not a checkpoint of this tool"):
         load_checkpoint(tmp_path)
+
+
+def test_a_ctrl_c_inside_the_checkpoint_write_ends_with_a_whole_checkpoint(tmp_path,
+                                                                          monkeypatch):
+    # The signal lands after numpy's zip writer opened an entry and before
+    # it wrote it: raised there, the KeyboardInterrupt became a ValueError
+    # ("can't close the ZIP file while there is an open writing handle")
+    # and the run died without its checkpoint. Held, it stops the run once
+    # the save point is written, and the run resumes as if never stopped.
+    import os
+    import signal
+
+    cfg = EvolutionConfig(generations=6, population=8, max_steps=600, workers=1,
+                          seed=3, checkpoint_every=1)
+    straight = evolve(cfg, tmp_path / "straight")
+    real_open = zipfile.ZipFile.open
+    opened = []
+
+    def open_then_interrupted(self, name, mode="r", *args, **kwargs):
+        handle = real_open(self, name, mode, *args, **kwargs)
+        if mode == "w":
+            opened.append(name)
+            if len(opened) == 12:       # an entry of a save after generation 0
+                os.kill(os.getpid(), signal.SIGINT)
+        return handle
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", open_then_interrupted)
+    stopped = evolve(cfg, tmp_path / "split")
+    monkeypatch.setattr(zipfile.ZipFile, "open", real_open)
+    assert stopped.interrupted and len(opened) > 12
+    ckpt = load_checkpoint(tmp_path / "split")
+    assert 0 < ckpt.generation < 6
+    resumed = evolve(cfg, tmp_path / "split", resume=True)
+    assert without_time(resumed.logbook) == without_time(straight.logbook)
