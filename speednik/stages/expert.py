@@ -135,11 +135,11 @@ def expert_builder_class():
             self.flat(self.span(LEAD, 448))
             self.seg("ramp", length=length, rise=rise)
             top = self.rng.random()
-            if top < 0.4:
+            if top < 0.3:
                 # Straight into a pit at the top.
                 self.flat(self.span(16, 64))
                 return self.piece_gap(96, level=True)
-            if top < 0.65:
+            if top < 0.55:
                 # Spikes on the crest: a jump that the climb has slowed.
                 width = self.rng.choice((32, 48, 64))
                 self.flat(self.span(48, 96))
@@ -147,9 +147,13 @@ def expert_builder_class():
                 self.flat(width)
             elif top < 0.9:
                 # A walker past the crest, as on pipeworks: seen from the
-                # slope, where a jump throws away the speed the climb needs.
+                # slope, where a jump throws the player back down (a jump
+                # leaves the ground square to it), so the climb is run to
+                # its end first. The most common top, and its patrol can
+                # come within 64 px of the crest: a policy that jumps at
+                # any enemy in view meets it often enough to unlearn it.
                 span = self.span(64, 128)
-                self.flat(self.span(64, 128))
+                self.flat(self.span(32, 128))
                 self.ent("walker", self.x + 32, span=span,
                          period=self.rng.choice((180, 240, 300)))
                 self.flat(span + 64)
