@@ -8,8 +8,8 @@ What expert adds to hard's pieces:
   96-170 px with a yellow one; a side spring that throws the player into
   a wide pit or down a slope;
 - long climbs at nearly the steepest slope allowed, up to pipeworks'
-  (256 px at 38.7 degrees), some ending at a pit, some topped by spikes
-  or by a walker past the crest;
+  (256 px at 38.7 degrees), some ending at a pit, some topped by spikes,
+  most by a walker past the crest;
 - low tunnels (48-64 px of clearance) and platforms over spikes and pits;
 - bridges with a pit right after them, a walker on a jump's landing,
   flyers low over the path;
