@@ -137,20 +137,16 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
             outcome = evolve(config, run_dir, resume=args.resume is not None,
                              report=make_reporter(args.quiet))
     except KeyboardInterrupt:
-        # During the first generation: nothing finished, nothing to resume.
-        if args.resume is None:
-            remove_if_empty(run_dir)
-        print(f"evolution.run: {'terminated' if signals.terminated else 'interrupted'} "
-              f"before the first generation finished; nothing was saved", file=sys.stderr)
+        # Mostly during the first generation, with nothing to resume; but a
+        # signal may also land just after generation 0 was saved, before
+        # the loop that would report it: what is on disk says which.
+        word = "terminated" if signals.terminated else "interrupted"
+        where = _what_was_saved(run_dir, args.resume is None)
+        when = " before the first generation finished" if where == NOTHING_SAVED else ""
+        print(f"evolution.run: {word}{when}{where}", file=sys.stderr)
         return signals.exit_status
     except (WorkerDiedError, EpisodeError, ClusterError) as exc:
-        saved = saved_generation(run_dir)
-        if saved is None and args.resume is None:
-            remove_if_empty(run_dir)
-        where = (f"; generation {saved} is checkpointed, continue with: "
-                 f"{_python()} -m evolution.run --resume {run_dir}" if saved is not None
-                 else "; nothing was saved")
-        return _error(f"{exc}{where}", EXIT_FAILED)
+        return _error(f"{exc}{_what_was_saved(run_dir, args.resume is None)}", EXIT_FAILED)
     best = outcome.best_summary
     print()
     if outcome.interrupted:
@@ -187,6 +183,22 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     else:
         _draw_fitness(run_dir)
     return signals.exit_status if outcome.interrupted else EXIT_OK
+
+
+NOTHING_SAVED = "; nothing was saved"
+
+
+def _what_was_saved(run_dir: Path, new_run: bool) -> str:
+    """The end of the line for a run that stopped outside the loop's own
+    handling: the checkpointed generation to resume from, or that nothing
+    was saved (a new run's empty directory is then removed)."""
+    saved = saved_generation(run_dir)
+    if saved is None:
+        if new_run:
+            remove_if_empty(run_dir)
+        return NOTHING_SAVED
+    return (f"; generation {saved} is checkpointed, continue with: "
+            f"{_python()} -m evolution.run --resume {run_dir}")
 
 
 def _draw_fitness(run_dir: Path) -> None:

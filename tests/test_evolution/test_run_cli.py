@@ -435,6 +435,30 @@ def test_an_interrupt_while_generation_0_is_written_leaves_a_resumable_run(tmp_p
     assert load_checkpoint(tmp_path / "run").generation == 3
 
 
+def test_an_interrupt_just_after_generation_0_is_saved_points_to_resume(tmp_path,
+                                                                       monkeypatch, capsys):
+    # Between generation 0's save and the loop (its report), a signal
+    # leaves a whole checkpoint: the line must say so, not that nothing
+    # was saved.
+    from evolution import run as run_module
+    from evolution.loop.run_state import RunState
+
+    def interrupted(self, record):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(RunState, "report_generation", interrupted)
+    out = tmp_path / "run"
+    status = run_module.main(["--generations", "3", *FAST, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 130, err
+    assert "nothing was saved" not in err and "generation 0 is checkpointed" in err
+    assert f"--resume {out}" in err and err.count("\n") == 1
+    monkeypatch.undo()
+    resumed = evolution_run("--resume", out, "--quiet", "--no-plots")
+    assert resumed.returncode == 0, resumed.stderr
+    assert load_checkpoint(out).generation == 3
+
+
 @pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_as_the_first_files_appear_leaves_a_resumable_run_or_nothing(tmp_path,
                                                                             signum, status):
