@@ -1,12 +1,14 @@
-"""What the `landing` observation costs beside `pits`, on expert stages.
+"""What the `landing` and `room` observations cost beside `pits`, on
+expert stages.
 
 A hand-set linear policy (run right; jump when a pit starts within a
 column) plays the 50 expert validation stages `gen:expert:10000-10049` on
-the compiled engine, one thread, once over `pits` and once over
-`landing` with zero weights on the values `landing` adds: both choose
+the compiled engine, one thread, over `pits`, over `landing` and over
+`room`, with zero weights on the values the last two add: all choose
 the same actions, so they play the same frames and the difference is the
-observation alone (the flights played near pits). Prints frames per
-second for each, best of three, and their ratio, taken in this one run.
+observation alone (the flights played near pits, and the ground scanned
+past their landings). Prints frames per second for each, best of three,
+and their ratios, taken in this one run.
 Nothing is asserted.
 """
 from __future__ import annotations
@@ -61,12 +63,16 @@ def main() -> None:
     rate(stages[:1], "pits")          # load the engine
     pits, pits_frames = rate(stages, "pits")
     landing, landing_frames = rate(stages, "landing")
+    room, room_frames = rate(stages, "room")
     print(f"== {STAGES}, a hand-set pit-jumping linear policy, compiled, 1 thread, "
           f"best of {REPEATS}")
     print(f"pits     {pits:>12,.0f} frames/s   ({pits_frames:,} frames)")
     print(f"landing  {landing:>12,.0f} frames/s   ({landing_frames:,} frames; "
           f"the same frames: {landing_frames == pits_frames})")
-    print(f"landing costs {pits / landing:.2f}x the time of pits per frame")
+    print(f"room     {room:>12,.0f} frames/s   ({room_frames:,} frames; "
+          f"the same frames: {room_frames == pits_frames})")
+    print(f"landing costs {pits / landing:.2f}x the time of pits per frame, "
+          f"room {pits / room:.2f}x ({landing / room:.3f}x landing's)")
 
 
 if __name__ == "__main__":

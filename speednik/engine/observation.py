@@ -1,4 +1,4 @@
-"""The "basic", "terrain", "hazards", "stall", "lookahead", "pits" and "landing" observations
+"""The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing" and "room" observations
 (`speednik.observation`), compiled: written into a float32 array instead
 of returned."""
 from __future__ import annotations
@@ -97,6 +97,7 @@ from speednik.observation.probes import (
     OBJECT_REACH,
     WALL_REACH,
 )
+from speednik.observation.room import ROOM_COLUMNS, ROOM_REACH, ROOM_VALUES
 from speednik.observation.registry import compiled_observations, get_observation
 from speednik.observation.stall import _INV_STALL, STALL_VALUES
 from speednik.observation.terrain import TERRAIN_VALUES
@@ -126,6 +127,7 @@ OBS_STALL = get_observation("stall").compiled_kind
 OBS_LOOKAHEAD = get_observation("lookahead").compiled_kind
 OBS_PITS = get_observation("pits").compiled_kind
 OBS_LANDING = get_observation("landing").compiled_kind
+OBS_ROOM = get_observation("room").compiled_kind
 
 # Where each value is written: each observation extends the one before
 # it, so a value sits at the same place in every observation that has it.
@@ -151,6 +153,9 @@ SPRING_AHEAD_NEAR, WALL_AHEAD_HEIGHT, CEILING_AHEAD_AT, GROUND_AHEAD_FARTHER, \
 PIT_AHEAD_DX, JUMP_HELD, JUMP_READY = (index_of(PITS_VALUES, n) for n in (
     "pit_ahead_dx", "jump_held", "jump_ready"))
 FULL_LANDS = index_of(LANDING_VALUES, "full_lands")
+FULL_ROOM = index_of(ROOM_VALUES, "full_room")
+# The landing values and, for "room", the two rooms after them.
+assert FULL_ROOM == FULL_LANDS + 5
 
 
 @frame_jit
@@ -190,7 +195,7 @@ def observe(kind, st, f, s, gone, out, flights):
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
     if kind >= OBS_LANDING:
-        landing_values(st, f, s, out, flights)
+        landing_values(st, f, s, out, flights, kind >= OBS_ROOM)
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -610,8 +615,9 @@ def flight_scratch(f, s):
     """What the flights of "landing" are played on, one per episode: copies
     of the player (fly_f, fly_s), the player after the frame of running on
     of the later plans (run_f, run_s), and memo: whether those hold a state
-    the later plans were played from, and what they gave (full, hop)."""
-    return np.empty_like(f), np.empty_like(s), np.empty_like(f), np.empty_like(s), np.zeros(3)
+    the later plans were played from, and what they gave (full, hop, and
+    for "room" full_room, hop_room)."""
+    return np.empty_like(f), np.empty_like(s), np.empty_like(f), np.empty_like(s), np.zeros(5)
 
 
 @frame_jit
@@ -626,9 +632,34 @@ def _is_run_state(f, s, run_f, run_s):
 
 
 @frame_jit
-def landing_values(st, f, s, out, flights):
+def room_ahead(st, f, s):
+    """`speednik.observation.room.room_ahead` of the landed player in f, s."""
+    layer = s[S_LAYER]
+    x, y, _, sign, _, _, feet = _probe_origin(f, s)
+    top = y - GROUND_PROBE_RISE
+    reach = feet - top + PIT_DEPTH
+    for k in range(ROOM_COLUMNS):
+        d, _ = ray(st, DOWN, x + sign * (k * PIT_STEP), top, layer, reach)
+        if d > reach:
+            return k * PIT_STEP / ROOM_REACH
+    return 1.0
+
+
+@frame_jit
+def _flight_room(st, f0, s0, left, right, jump, f, s, room):
+    """(lands, room) of one plan from f0, s0; room 0.0 unless asked for
+    and the flight lands."""
+    lands = flight_lands(st, f0, s0, left, right, jump, f, s)
+    if room and lands != 0.0:
+        return lands, room_ahead(st, f, s)
+    return lands, 0.0
+
+
+@frame_jit
+def landing_values(st, f, s, out, flights, room):
     """`speednik.observation.landing.landing_values` into out[FULL_LANDS:+5],
-    after the pit probes.
+    after the pit probes, and with room
+    `speednik.observation.room.room_values` into out[FULL_LANDS:+7].
 
     A flight is a function of the player's state alone (the terrain does
     not change), so when this frame's player is the one last frame's
@@ -637,28 +668,37 @@ def landing_values(st, f, s, out, flights):
     toward a pit, that is two flights of five saved."""
     fly_f, fly_s, run_f, run_s, memo = flights
     k = FULL_LANDS
+    n = 7 if room else 5
     if out[PIT_AHEAD_DX] >= PREDICT_BELOW:
-        for i in range(5):
+        for i in range(n):
             out[k + i] = 1.0
         return
     state = s[S_STATE]
     if state == SPINDASH or state == DEAD:
-        for i in range(5):
+        for i in range(n):
             out[k + i] = 0.0
         return
     flying = _flying(s)
-    if not flying and memo[0] != 0.0 and _is_run_state(f, s, run_f, run_s):
+    # memo[0]: 0 nothing kept, 1 the lands values, 2 the rooms too.
+    wanted = 2.0 if room else 1.0
+    if not flying and memo[0] >= wanted and _is_run_state(f, s, run_f, run_s):
         full = memo[1]
         hop = memo[2]
+        full_room = memo[3]
+        hop_room = memo[4]
     else:
-        hop = flight_lands(st, f, s, False, True, False, fly_f, fly_s)
+        hop, hop_room = _flight_room(st, f, s, False, True, False, fly_f, fly_s, room)
         if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
             full = hop
+            full_room = hop_room
         else:
-            full = flight_lands(st, f, s, False, True, True, fly_f, fly_s)
+            full, full_room = _flight_room(st, f, s, False, True, True, fly_f, fly_s, room)
     out[k] = full
     out[k + 1] = hop
     out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s)
+    if room:
+        out[k + 5] = full_room
+        out[k + 6] = hop_room
     if flying:
         out[k + 3] = full
         out[k + 4] = hop
@@ -671,8 +711,8 @@ def landing_values(st, f, s, out, flights):
         if _flying(run_s):
             break
         _ground_frame(st, run_f, run_s, False, True, False, False)
-    out[k + 3] = flight_lands(st, run_f, run_s, False, True, True, fly_f, fly_s)
-    out[k + 4] = flight_lands(st, run_f, run_s, False, True, False, fly_f, fly_s)
-    memo[0] = 1.0
+    out[k + 3], memo[3] = _flight_room(st, run_f, run_s, False, True, True, fly_f, fly_s, room)
+    out[k + 4], memo[4] = _flight_room(st, run_f, run_s, False, True, False, fly_f, fly_s, room)
+    memo[0] = wanted
     memo[1] = out[k + 3]
     memo[2] = out[k + 4]

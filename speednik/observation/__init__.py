@@ -19,7 +19,9 @@ One module per observation, each extending the one before it:
   length; whether jump is held and whether a jump can start now;
 - `landing` (60): pits plus whether a full jump, a hop and a braked hop
   from now come down on ground, and the first two a frame later (the
-  player's flight played forward against the terrain).
+  player's flight played forward against the terrain);
+- `room` (62): landing plus how much ground lies ahead of where a full
+  jump and a hop come down, before the next pit.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -69,6 +71,12 @@ from speednik.observation.registry import (
     get_observation,
     list_observations,
 )
+from speednik.observation.room import (
+    ROOM_NAMES,
+    ROOM_OBS_DIM,
+    ROOM_VALUES,
+    extract_room_observation,
+)
 from speednik.observation.stall import (
     STALL_NAMES,
     STALL_NORM,
@@ -93,7 +101,8 @@ __all__ = [
     "extract_stall_observation", "stall_clock", "LOOKAHEAD_NAMES", "LOOKAHEAD_OBS_DIM",
     "LOOKAHEAD_VALUES", "extract_lookahead_observation", "PITS_NAMES", "PITS_OBS_DIM",
     "PITS_VALUES", "extract_pits_observation", "LANDING_NAMES", "LANDING_OBS_DIM",
-    "LANDING_VALUES", "extract_landing_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "LANDING_VALUES", "extract_landing_observation", "ROOM_NAMES", "ROOM_OBS_DIM",
+    "ROOM_VALUES", "extract_room_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

@@ -83,16 +83,16 @@ def _flying(player) -> bool:
     return player.state == PlayerState.AIRBORNE or player.state == PlayerState.HURT
 
 
-def flight_lands(sim: SimState, left: bool, right: bool, jump: bool,
-                 delay: int = 0) -> float:
-    """1.0 when the player, holding these buttons from now (a jump pressed
-    now on the ground, or after `delay` frames of running right), comes
-    down on ground; 0.0 otherwise."""
+def flight(sim: SimState, left: bool, right: bool, jump: bool, delay: int = 0):
+    """The player after holding these buttons from now (a jump pressed now
+    on the ground, or after `delay` frames of running right), on the frame
+    it comes down on ground; None when it falls into a pit, off the stage,
+    or flies on for longer than FLIGHT_FRAMES."""
     player = sim.player.copy()
     p = player.physics
     tiles = sim.stage.tiles
     if player.state == PlayerState.SPINDASH or player.state == PlayerState.DEAD:
-        return 0.0
+        return None
     for _ in range(delay):
         if _flying(player):
             break
@@ -106,28 +106,40 @@ def flight_lands(sim: SimState, left: bool, right: bool, jump: bool,
     for _ in range(FLIGHT_FRAMES):
         feet = p.y + radii(p)[1]
         if feet > deepest or p.y - radii(p)[1] > bottom:
-            return 0.0
+            return None
         if p.on_ground:
-            return 1.0
+            return player
         _air_frame(player, p, held, tiles)
-    return 1.0 if p.on_ground and p.y + radii(p)[1] <= deepest else 0.0
+    return player if p.on_ground and p.y + radii(p)[1] <= deepest else None
+
+
+def flight_lands(sim: SimState, left: bool, right: bool, jump: bool,
+                 delay: int = 0) -> float:
+    """1.0 when `flight` comes down on ground, 0.0 otherwise."""
+    return 0.0 if flight(sim, left, right, jump, delay) is None else 1.0
+
+
+def plan_flights(sim: SimState) -> tuple:
+    """The landed players (`flight`, None for a fall) of the five plans,
+    in the order of the values, with a pit in view."""
+    hop = flight(sim, *HOP)
+    p = sim.player.physics
+    flying = _flying(sim.player)
+    # Holding jump changes a flight only while a jump still rises faster
+    # than a let-go jump may.
+    full = (hop if flying and not (p.jumping and p.y_vel < JUMP_RELEASE_SPEED)
+            else flight(sim, *FULL))
+    brake = flight(sim, *BRAKE)
+    if flying:
+        return full, hop, brake, full, hop
+    return full, hop, brake, flight(sim, *FULL, LATER), flight(sim, *HOP, LATER)
 
 
 def landing_values(sim: SimState, pit_ahead_dx: float) -> list[float]:
     """The five values, given the "pits" reading of the next pit."""
     if pit_ahead_dx >= PREDICT_BELOW:
         return [1.0] * 5
-    hop = flight_lands(sim, *HOP)
-    p = sim.player.physics
-    flying = _flying(sim.player)
-    # Holding jump changes a flight only while a jump still rises faster
-    # than a let-go jump may.
-    full = (hop if flying and not (p.jumping and p.y_vel < JUMP_RELEASE_SPEED)
-            else flight_lands(sim, *FULL))
-    brake = flight_lands(sim, *BRAKE)
-    if flying:
-        return [full, hop, brake, full, hop]
-    return [full, hop, brake, flight_lands(sim, *FULL, LATER), flight_lands(sim, *HOP, LATER)]
+    return [0.0 if landed is None else 1.0 for landed in plan_flights(sim)]
 
 
 def extract_landing_observation(sim: SimState) -> np.ndarray:

@@ -13,6 +13,7 @@ from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observati
 from speednik.observation.landing import LANDING_VALUES, extract_landing_observation
 from speednik.observation.lookahead import LOOKAHEAD_VALUES, extract_lookahead_observation
 from speednik.observation.pits import PITS_VALUES, extract_pits_observation
+from speednik.observation.room import ROOM_VALUES, extract_room_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
 from speednik.observation.terrain import TERRAIN_VALUES, extract_terrain_observation
 from speednik.observation.value import Value, names
@@ -88,6 +89,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "ground, and the first two pressed a frame later: the player's flight played "
         "forward against the terrain",
         compiled_kind=6),
+    "room": ObservationEncoder(
+        "room", ROOM_VALUES, extract_room_observation,
+        "landing plus how much ground lies ahead of where a full jump and a hop come "
+        "down, before the next pit: a jump taken in time from one taken too late",
+        compiled_kind=7),
 }
 DEFAULT_OBSERVATION = "basic"
 

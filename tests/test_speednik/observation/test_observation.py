@@ -517,7 +517,7 @@ def test_the_stall_clock_counts_going_back_and_standing_still():
 
 def test_registry_names_and_sizes():
     assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead", "pits",
-                                   "landing")
+                                   "landing", "room")
     basic, ter = get_observation("basic"), get_observation("terrain")
     haz, stall = get_observation("hazards"), get_observation("stall")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
@@ -532,7 +532,9 @@ def test_registry_names_and_sizes():
     assert pits.size == 55 and pits.feature_names[:49] == look.feature_names
     landing = get_observation("landing")
     assert landing.size == 60 and landing.feature_names[:55] == pits.feature_names
-    for enc in (basic, ter, haz, stall, look, pits, landing):
+    room = get_observation("room")
+    assert room.size == 62 and room.feature_names[:60] == landing.feature_names
+    for enc in (basic, ter, haz, stall, look, pits, landing, room):
         assert len(enc.feature_names) == enc.size
 
 
