@@ -97,7 +97,8 @@ def baselines() -> None:
 
 def generalisation() -> None:
     python("benchmarks/generalization.py", check=True)
-    for earlier in ("failures-64", "uniform", "pits", "landing", "stall", "terrain", "hazards"):   # its steps
+    for earlier in ("room", "failures-64", "uniform", "pits", "landing", "stall", "terrain",
+                    "hazards"):   # its steps, and what was tried beside it
         python("benchmarks/generalization.py", "--variant", earlier, check=True)
 
 

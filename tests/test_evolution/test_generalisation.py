@@ -188,3 +188,33 @@ def test_the_benchmark_s_help_says_whole_sentences():
     # argparse wraps the text, also after a hyphen.
     description = done.stdout.split("\n\n")[1].replace("-\n", "-")
     assert " ".join(description.split()).endswith("hold-right and jump-runner baselines.")
+
+
+def test_the_readme_shows_the_recipe_the_benchmark_runs():
+    import importlib.util
+    import re
+    import shlex
+
+    from paths import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "generalization", REPO_ROOT / "benchmarks" / "generalization.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    text = (REPO_ROOT / "README.md").read_text()
+    section = text[text.index("## Policies that play stages they have never seen"):]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    shown = shlex.split(block.replace("\\\n", " "))
+    assert shown[:3] == [".venv/bin/python", "-m", "evolution.run"]
+
+    def options(words):
+        out, key = {}, None
+        for w in words:
+            if w.startswith("--"):
+                key = w
+                out[key] = []
+            else:
+                out[key].append(w)
+        return out
+
+    assert options(shown[3:]) == options([*bench.RECIPE, "--seed", "0"])
