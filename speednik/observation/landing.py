@@ -113,12 +113,6 @@ def flight(sim: SimState, left: bool, right: bool, jump: bool, delay: int = 0):
     return player if p.on_ground and p.y + radii(p)[1] <= deepest else None
 
 
-def flight_lands(sim: SimState, left: bool, right: bool, jump: bool,
-                 delay: int = 0) -> float:
-    """1.0 when `flight` comes down on ground, 0.0 otherwise."""
-    return 0.0 if flight(sim, left, right, jump, delay) is None else 1.0
-
-
 def plan_flights(sim: SimState) -> tuple:
     """The landed players (`flight`, None for a fall) of the five plans,
     in the order of the values, with a pit in view."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from speednik.actions import action_to_input
 from speednik.engine import CompiledSim
 from speednik.observation import LANDING_NAMES, extract_landing_observation
 from speednik.observation.landing import PLANS
@@ -14,8 +13,8 @@ from speednik.physics import InputState
 from speednik.player import PlayerState
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage
-from runners.agents import make_baseline
 from engine_parity import first_difference
+from baseline_play import baseline_frames
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
 
 STAND_Y = FLOOR_Y - 19.0
@@ -130,16 +129,7 @@ def test_both_engines_agree_frame_by_frame_through_expert_chains(seed):
     # The jump-runner's inputs take the player over pits, chains and
     # springs, where the flights are played.
     stage = generate_stage(seed, "expert")
-    sim = create_sim(stage)
-    agent = make_baseline("jump-runner")
-    agent.reset()
-    inputs, held = [], False
-    for _ in range(3600):
-        inp, held = action_to_input(agent.get_action(sim), held)
-        inputs.append(inp)
-        sim_step(sim, inp)
-        if sim.player_dead or sim.goal_reached:
-            break
+    inputs = [inp for _, inp in baseline_frames(stage)]
     assert first_difference(create_sim(stage), inputs) is None
 
 
@@ -151,18 +141,10 @@ def test_values_stay_in_their_bounds_on_expert_stages():
     high = np.array([np.inf if v.high is None else v.high for v in enc.values], np.float32)
     seen = set()
     for seed in (202, 203):
-        sim = create_sim(generate_stage(seed, "expert"))
-        agent = make_baseline("jump-runner")
-        agent.reset()
-        held = False
-        for _ in range(3600):
-            inp, held = action_to_input(agent.get_action(sim), held)
-            sim_step(sim, inp)
+        for sim, _ in baseline_frames(generate_stage(seed, "expert")):
             obs = enc(sim)
             assert np.all(obs >= low) and np.all(obs <= high)
             seen.add(tuple(obs[-5:].tolist()))
-            if sim.player_dead or sim.goal_reached:
-                break
     # The values change along the way: not a constant.
     assert len(seen) >= 3
 

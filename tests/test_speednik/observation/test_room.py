@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 
-from speednik.actions import action_to_input
 from speednik.engine import CompiledSim
 from speednik.observation import ROOM_NAMES, extract_room_observation, get_observation
 from speednik.observation.landing import PLANS
@@ -17,7 +16,7 @@ from speednik.physics import InputState
 from speednik.player import PlayerState
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage
-from runners.agents import make_baseline
+from baseline_play import baseline_frames
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
 
 STAND_Y = FLOOR_Y - 19.0
@@ -111,17 +110,9 @@ def test_in_the_air_the_room_follows_whether_jump_is_let_go():
 
 
 def test_room_extends_landing_value_for_value():
-    sim = create_sim(generate_stage(201, "expert"))
-    agent = make_baseline("jump-runner")
-    agent.reset()
-    held = False
-    for _ in range(600):
-        inp, held = action_to_input(agent.get_action(sim), held)
-        sim_step(sim, inp)
+    for sim, _ in baseline_frames(generate_stage(201, "expert"), frames=600):
         room = get_observation("room")(sim)
         np.testing.assert_array_equal(room[:-2], get_observation("landing")(sim))
-        if sim.player_dead or sim.goal_reached:
-            break
     assert ROOM_NAMES[-2:] == ("full_room", "hop_room")
 
 
@@ -131,18 +122,10 @@ def test_values_stay_in_their_bounds_and_change_on_expert_stages():
     high = np.array([np.inf if v.high is None else v.high for v in enc.values], np.float32)
     seen = set()
     for seed in (202, 203):
-        sim = create_sim(generate_stage(seed, "expert"))
-        agent = make_baseline("jump-runner")
-        agent.reset()
-        held = False
-        for _ in range(3600):
-            inp, held = action_to_input(agent.get_action(sim), held)
-            sim_step(sim, inp)
+        for sim, _ in baseline_frames(generate_stage(seed, "expert")):
             obs = enc(sim)
             assert np.all(obs >= low) and np.all(obs <= high)
             seen.add(tuple(obs[-2:].tolist()))
-            if sim.player_dead or sim.goal_reached:
-                break
     assert len(seen) >= 5
 
 
@@ -183,18 +166,11 @@ def test_whole_episodes_over_room_are_equal_on_both_engines():
 def test_one_compiled_sim_observed_as_landing_and_room_in_turn_matches_both():
     # The kept flights of "landing" hold no rooms: a "room" reading after
     # one must not take them.
-    sim = create_sim(generate_stage(200, "expert"))
-    compiled = CompiledSim(sim)
-    agent = make_baseline("jump-runner")
-    agent.reset()
-    held = False
-    for frame in range(1200):
-        inp, held = action_to_input(agent.get_action(sim), held)
-        sim_step(sim, inp)
+    stage = generate_stage(200, "expert")
+    compiled = CompiledSim(create_sim(stage))
+    for frame, (sim, inp) in enumerate(baseline_frames(stage, frames=1200)):
         compiled.step(inp)
         first, second = ("landing", "room") if frame % 2 else ("room", "landing")
         for name in (first, second):
             np.testing.assert_array_equal(compiled.observe(name), get_observation(name)(sim))
-        if sim.player_dead or sim.goal_reached:
-            break
 
