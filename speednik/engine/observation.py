@@ -579,9 +579,10 @@ def _flying(s):
 @frame_jit
 def flight_lands(st, f0, s0, left, right, jump, f, s):
     """Whether `speednik.observation.landing.flight` comes down on ground
-    (1.0) or not (0.0), with no frames of running first, played on f and s (copies of the player's f0 and s0), for a
-    player neither charging a spindash nor dead (`landing_values` reads
-    0 for those without playing)."""
+    (1.0) or not (0.0), with no frames of running first, played on f and s
+    (copies of the player's f0 and s0), for a player neither charging a
+    spindash nor dead (`landing_values` reads 0 for those without
+    playing). A landed player is left in f and s."""
     for i in range(len(f0)):
         f[i] = f0[i]
     for i in range(len(s0)):
