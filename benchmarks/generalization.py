@@ -70,6 +70,10 @@ RECIPE = [{"gen:expert:200-263": "gen:expert:200-327",
 # past it). A frame costs a little more, so it stops at 510 M frames,
 # which keeps every seed within 15 minutes.
 ROOM = [{"landing": "room", "560000000": "510000000"}.get(a, a) for a in RECIPE]
+# The recipe with 8 hidden units: half the weights for CMA-ES to search.
+# The frames stop it, not the generations.
+HIDDEN_8 = [{"--hidden": "8", "--generations": "600"}.get(b, a)
+            for a, b in zip(RECIPE, ["", *RECIPE])]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -93,6 +97,7 @@ _TASK = STALL[:STALL.index("--algorithm")]
 VARIANTS = {
     "recipe": RECIPE,
     "room": ROOM,
+    "hidden-8": HIDDEN_8,
     "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
@@ -201,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep", type=Path, help="keep the run directories here")
     p.add_argument("--variant", choices=VARIANTS, default="recipe",
                    help="the recipe, the recipe over the room observation (room), the "
+                        "recipe with 8 hidden units (hidden-8), the "
                         "recipe before it (failures-64: 64 expert "
                         "training stages, chosen on 50 expert validation stages), the one "
                         "before that (uniform: 64 expert training stages drawn alike, "
