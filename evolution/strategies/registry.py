@@ -160,7 +160,11 @@ STRATEGIES: dict[str, StrategyEntry] = {
     "cmaes": StrategyEntry(
         "cmaes", "DEAP's CMA-ES: --population samples a generation, --init-sigma "
                  "is its first step size", "evolution.strategies.cmaes:CMAES",
-        settings=(INIT_SIGMA,),
+        settings=(INIT_SIGMA,
+                  StrategySetting("cma_eigen_every", 1, 1, 10000,
+                                  "updates between decompositions of the covariance "
+                                  "matrix (1: after every update, as DEAP does; more: "
+                                  "faster for large genomes)", whole=True)),
         tuning=(Tunable("init_sigma", 0.05, 2.0, log=True),
                 Tunable("population", 16, 160, log=True, whole=True))),
     "openai-es": StrategyEntry(

@@ -71,3 +71,73 @@ def test_both_engines_give_the_same_cmaes_run(tmp_path):
 def test_unknown_algorithm_is_named():
     with pytest.raises(ConfigError, match="unknown algorithm 'pso'; accepted: ga, cmaes"):
         EvolutionConfig(algorithm="pso")
+
+
+def _updates(strategy, generations, seed=0):
+    """Updates `strategy` on `generations` populations it samples, scored
+    by a fixed quadratic; the sampling draws from a generator of its own."""
+    from deap import base, creator
+
+    if not hasattr(creator, "CmaTestFitness"):
+        creator.create("CmaTestFitness", base.Fitness, weights=(1.0,))
+        creator.create("CmaTestIndividual", list, fitness=creator.CmaTestFitness)
+    rng = np.random.RandomState(seed)
+    target = rng.normal(size=strategy.dim)
+    states = []
+    for _ in range(generations):
+        np.random.seed(rng.randint(2 ** 31))
+        population = strategy.generate(creator.CmaTestIndividual)
+        for ind in population:
+            ind.fitness.values = (-float(np.sum((np.array(ind) - target) ** 2)),)
+        strategy.update(population)
+        states.append({name: np.array(getattr(strategy, name)).copy()
+                       for name in ("centroid", "C", "B", "diagD", "BD", "ps", "pc")}
+                      | {"sigma": strategy.sigma, "cond": strategy.cond})
+    return states
+
+
+def test_decomposing_after_every_update_is_deaps_update_number_for_number():
+    from deap import cma
+
+    from evolution.strategies.cmaes import LazyStrategy
+
+    ours = _updates(LazyStrategy(np.zeros(12), 0.5, eigen_every=1, lambda_=10), 8)
+    deaps = _updates(cma.Strategy(np.zeros(12), 0.5, lambda_=10), 8)
+    for a, b in zip(ours, deaps):
+        assert a.keys() == b.keys()
+        for name in a:
+            assert np.array_equal(a[name], b[name]), name
+
+
+def test_a_lazy_update_samples_from_the_last_decomposition_until_the_next():
+    from evolution.strategies.cmaes import LazyStrategy
+
+    states = _updates(LazyStrategy(np.zeros(12), 0.5, eigen_every=3, lambda_=10), 7)
+    # Decomposed after updates 3 and 6 only: B is the identity's until then.
+    first = LazyStrategy(np.zeros(12), 0.5, lambda_=10).B
+    for i, state in enumerate(states, start=1):
+        assert not np.array_equal(state["C"], np.eye(12))
+        held = states[(i // 3) * 3 - 1]["B"] if i >= 3 else first
+        assert np.array_equal(state["B"], held), i
+        if i % 3 == 0:
+            rebuilt = state["B"] @ np.diag(state["diagD"] ** 2) @ state["B"].T
+            assert np.allclose(rebuilt, state["C"])
+    assert not np.array_equal(states[2]["B"], first)
+
+
+def test_a_run_decomposing_every_third_update_resumes_exactly(tmp_path):
+    config = EvolutionConfig(**{**SMALL, "generations": 5,
+                                "options": {"init_sigma": 0.5, "cma_eigen_every": 3}})
+    straight = evolve(config, tmp_path / "straight")
+    evolve(config.replace(generations=2), tmp_path / "split")
+    resumed = evolve(config, tmp_path / "split", resume=True)
+    assert without_time(resumed.logbook) == without_time(straight.logbook)
+    assert best(tmp_path / "split") == best(tmp_path / "straight")
+    every = evolve(config.replace(options={"init_sigma": 0.5, "cma_eigen_every": 1}),
+                   tmp_path / "every")
+    assert best(tmp_path / "every") != best(tmp_path / "straight")
+
+
+def test_the_decomposition_interval_must_be_a_whole_number_from_one():
+    with pytest.raises(ConfigError, match="cma_eigen_every must be a whole number from 1"):
+        EvolutionConfig(**{**SMALL, "options": {"init_sigma": 0.5, "cma_eigen_every": 0}})
