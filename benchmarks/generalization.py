@@ -80,6 +80,11 @@ HIDDEN_8 = [{"--hidden": "8", "--generations": "600"}.get(b, a)
 # recipe's.
 HIDDEN_24 = [*({"--hidden": "24", "--generations": "600", "--max-frames": "515000000"}.get(b, a)
                for a, b in zip(RECIPE, ["", *RECIPE])), "--cma-eigen-every", "8"]
+# The recipe with a diagonal covariance (sep-CMA-ES), which learns each
+# weight's spread; with no decomposition a generation's update costs
+# 0.1 s less, which buys 575 M frames in the time of 560 M.
+SEP_CMAES = [*({"560000000": "575000000", "450": "600"}.get(a, a) for a in RECIPE),
+             "--cma-diagonal", "1"]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -105,6 +110,7 @@ VARIANTS = {
     "room": ROOM,
     "hidden-8": HIDDEN_8,
     "hidden-24": HIDDEN_24,
+    "sep-cmaes": SEP_CMAES,
     "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
@@ -213,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep", type=Path, help="keep the run directories here")
     p.add_argument("--variant", choices=VARIANTS, default="recipe",
                    help="the recipe, the recipe over the room observation (room), the "
-                        "recipe with 8 or 24 hidden units (hidden-8, hidden-24), the "
+                        "recipe with 8 or 24 hidden units (hidden-8, hidden-24) or a "
+                        "diagonal covariance (sep-cmaes), the "
                         "recipe before it (failures-64: 64 expert "
                         "training stages, chosen on 50 expert validation stages), the one "
                         "before that (uniform: 64 expert training stages drawn alike, "

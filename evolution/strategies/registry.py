@@ -164,7 +164,11 @@ STRATEGIES: dict[str, StrategyEntry] = {
                   StrategySetting("cma_eigen_every", 1, 1, 10000,
                                   "updates between decompositions of the covariance "
                                   "matrix (1: after every update, as DEAP does; more: "
-                                  "faster for large genomes)", whole=True)),
+                                  "faster for large genomes)", whole=True),
+                  StrategySetting("cma_diagonal", 0, 0, 1,
+                                  "1: keep the covariance diagonal (sep-CMA-ES), which "
+                                  "learns each weight's spread within a run; 0: a full "
+                                  "covariance", whole=True)),
         tuning=(Tunable("init_sigma", 0.05, 2.0, log=True),
                 Tunable("population", 16, 160, log=True, whole=True))),
     "openai-es": StrategyEntry(

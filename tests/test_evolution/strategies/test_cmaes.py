@@ -141,3 +141,44 @@ def test_a_run_decomposing_every_third_update_resumes_exactly(tmp_path):
 def test_the_decomposition_interval_must_be_a_whole_number_from_one():
     with pytest.raises(ConfigError, match="cma_eigen_every must be a whole number from 1"):
         EvolutionConfig(**{**SMALL, "options": {"init_sigma": 0.5, "cma_eigen_every": 0}})
+
+
+def test_a_diagonal_covariance_learns_each_weights_spread():
+    from evolution.strategies.cmaes import LazyStrategy
+
+    from deap import creator
+
+    # A valley 100 times steeper along the first 6 weights than the last 6.
+    _updates(LazyStrategy(np.zeros(2), 0.5, lambda_=4), 1)   # creates the types
+    strategy = LazyStrategy(np.zeros(12), 0.5, diagonal=True, lambda_=10)
+    rng = np.random.RandomState(0)
+    steep = np.array([100.0] * 6 + [1.0] * 6)
+    for _ in range(150):
+        np.random.seed(rng.randint(2 ** 31))
+        population = strategy.generate(creator.CmaTestIndividual)
+        for ind in population:
+            ind.fitness.values = (-float(np.sum(steep * (np.array(ind) - 1.0) ** 2)),)
+        strategy.update(population)
+        assert np.array_equal(strategy.C, np.diag(np.diag(strategy.C)))
+        assert np.allclose(strategy.diagD ** 2, np.diag(strategy.C), rtol=1e-14, atol=0)
+        assert np.array_equal(strategy.B, np.identity(12))
+    spread = np.diag(strategy.C)
+    assert spread[:6].max() * 10 < spread[6:].min()
+    assert strategy.cond > 10
+
+
+def test_a_diagonal_run_resumes_exactly(tmp_path):
+    options = {"init_sigma": 0.5, "cma_diagonal": 1}
+    config = EvolutionConfig(**{**SMALL, "options": options})
+    straight = evolve(config, tmp_path / "straight")
+    evolve(config.replace(generations=2), tmp_path / "split")
+    resumed = evolve(config, tmp_path / "split", resume=True)
+    assert without_time(resumed.logbook) == without_time(straight.logbook)
+    assert best(tmp_path / "split") == best(tmp_path / "straight")
+    full = evolve(config.replace(options={"init_sigma": 0.5}), tmp_path / "full")
+    assert best(tmp_path / "full") != best(tmp_path / "straight")
+
+
+def test_the_diagonal_setting_is_zero_or_one():
+    with pytest.raises(ConfigError, match="cma_diagonal must be a whole number from 0 to 1"):
+        EvolutionConfig(**{**SMALL, "options": {"init_sigma": 0.5, "cma_diagonal": 2}})
