@@ -1,6 +1,6 @@
 """Every table of figures in the README, printed again from the current code.
 
-    python benchmarks/figures.py                  all of them (about eight hours on 2 cores)
+    python benchmarks/figures.py                  all of them (about nine hours on 2 cores)
     python benchmarks/figures.py --only main baselines
 
 Sections, each named beside its table in the README:
@@ -9,7 +9,8 @@ Sections, each named beside its table in the README:
                    finished per difficulty (`--summary`, about a minute)
 - generalisation:  the generalisation recipe per seed, and its earlier steps
                    (benchmarks/generalization.py, --variant failures-64, uniform, pits,
-                   landing, stall, terrain and hazards)
+                   landing, stall, terrain and hazards), and what was tried
+                   beside it (room, sep-cmaes, hidden-8, hidden-24)
 - tuning:          every method tuned on the recipe's task beside its
                    defaults (benchmarks/tuning.py, about two hours),
                    its runs and studies kept in runs/figures/tuning: run
@@ -97,9 +98,11 @@ def baselines() -> None:
 
 def generalisation() -> None:
     python("benchmarks/generalization.py", check=True)
-    for earlier in ("room", "failures-64", "uniform", "pits", "landing", "stall", "terrain",
-                    "hazards"):   # its steps, and what was tried beside it
+    for earlier in ("room", "sep-cmaes", "failures-64", "uniform", "pits", "landing", "stall",
+                    "terrain", "hazards"):   # its steps, and what was tried beside it
         python("benchmarks/generalization.py", "--variant", earlier, check=True)
+    for size in ("hidden-8", "hidden-24"):   # screened on seed 0 only
+        python("benchmarks/generalization.py", "--variant", size, "--seeds", "0", check=True)
 
 
 def compare() -> None:
