@@ -1,5 +1,6 @@
 """A baseline agent playing a stage in the readable simulation, frame by
-frame: what observation tests read their values along."""
+frame: what observation tests read their values along; and a hand-set
+linear jumper played as whole episodes on both engines."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -25,3 +26,34 @@ def baseline_frames(stage, agent: str = "jump-runner",
         yield sim, inp
         if sim.player_dead or sim.goal_reached:
             return
+
+
+def right_jumper(observation: str, jump_weights: dict[str, float]):
+    """A linear genome over `observation`: run right (bias 1), or run
+    right and jump (bias 0.5 plus `jump_weights`, by value name)."""
+    import numpy as np
+
+    from runners.linear import genome_size
+    from speednik.actions import ACTION_RIGHT, ACTION_RIGHT_JUMP, NUM_ACTIONS
+    from speednik.observation import get_observation
+
+    names = list(get_observation(observation).feature_names)
+    size = len(names)
+    genome = np.zeros(genome_size(size))
+    weights = genome[:NUM_ACTIONS * size].reshape(NUM_ACTIONS, size)
+    bias = genome[NUM_ACTIONS * size:]
+    bias[ACTION_RIGHT] = 1.0
+    bias[ACTION_RIGHT_JUMP] = 0.5
+    for name, weight in jump_weights.items():
+        weights[ACTION_RIGHT_JUMP, names.index(name)] = weight
+    return genome
+
+
+def episodes_on_both_engines(observation: str, genome, seeds=(10000, 10001, 10002)):
+    """The linear `genome` over `observation` played on expert stages
+    `seeds`, 1500 frames at most: (readable results, compiled results)."""
+    from runners import RunnerConfig, run_episodes
+
+    items = [(("linear", (observation, genome)), f"gen:expert:{seed}") for seed in seeds]
+    config = RunnerConfig(max_steps=1500)
+    return run_episodes(items, config), run_episodes(items, config, engine="compiled")

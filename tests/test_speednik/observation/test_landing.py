@@ -14,7 +14,7 @@ from speednik.player import PlayerState
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage
 from engine_parity import first_difference
-from baseline_play import baseline_frames
+from baseline_play import baseline_frames, episodes_on_both_engines, right_jumper
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
 
 STAND_Y = FLOOR_Y - 19.0
@@ -211,30 +211,14 @@ def last_moment_jumper() -> np.ndarray:
     """A linear genome over "landing": run right; jump where a full jump
     still lands and one a frame later would not; hold jump while it is
     held in the air."""
-    from runners.linear import genome_size
-    from speednik.actions import ACTION_RIGHT, ACTION_RIGHT_JUMP, NUM_ACTIONS
-
-    size = len(LANDING_NAMES)
-    genome = np.zeros(genome_size(size))
-    weights = genome[:NUM_ACTIONS * size].reshape(NUM_ACTIONS, size)
-    bias = genome[NUM_ACTIONS * size:]
-    bias[ACTION_RIGHT] = 1.0
-    bias[ACTION_RIGHT_JUMP] = 0.5
-    for name, weight in (("full_lands", 1.0), ("full_lands_later", -2.0), ("jump_held", 1.0)):
-        weights[ACTION_RIGHT_JUMP, LANDING_NAMES.index(name)] = weight
-    return genome
+    return right_jumper("landing", {"full_lands": 1.0, "full_lands_later": -2.0,
+                                    "jump_held": 1.0})
 
 
 def test_whole_episodes_over_landing_are_equal_on_both_engines():
     # The compiled episode keeps the later plans' flights from one frame
     # to the next; the readable one plays every flight every frame.
-    from runners import RunnerConfig, run_episodes
-
-    items = [(("linear", ("landing", last_moment_jumper())), f"gen:expert:{seed}")
-             for seed in (10000, 10001, 10002)]
-    config = RunnerConfig(max_steps=1500)
-    expected = run_episodes(items, config)
-    got = run_episodes(items, config, engine="compiled")
+    expected, got = episodes_on_both_engines("landing", last_moment_jumper())
     assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
     # The policy gets somewhere: past pits, where the flights are played.
     assert max(r.metrics["max_x"] for r in expected) > 1500

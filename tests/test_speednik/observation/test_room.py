@@ -16,7 +16,7 @@ from speednik.physics import InputState
 from speednik.player import PlayerState
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage
-from baseline_play import baseline_frames
+from baseline_play import baseline_frames, episodes_on_both_engines, right_jumper
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
 
 STAND_Y = FLOOR_Y - 19.0
@@ -133,32 +133,15 @@ def room_jumper() -> np.ndarray:
     """A linear genome over "room": run right; jump as a pit nears where a
     full jump lands, the sooner the more ground it leaves past the
     landing; hold jump while it is held."""
-    from runners.linear import genome_size
-    from speednik.actions import ACTION_RIGHT, ACTION_RIGHT_JUMP, NUM_ACTIONS
-
-    size = len(ROOM_NAMES)
-    genome = np.zeros(genome_size(size))
-    weights = genome[:NUM_ACTIONS * size].reshape(NUM_ACTIONS, size)
-    bias = genome[NUM_ACTIONS * size:]
-    bias[ACTION_RIGHT] = 1.0
-    bias[ACTION_RIGHT_JUMP] = 0.5
-    for name, weight in (("full_lands", 1.0), ("full_room", 1.0), ("pit_ahead_dx", -2.0),
-                         ("jump_held", 1.0)):
-        weights[ACTION_RIGHT_JUMP, ROOM_NAMES.index(name)] = weight
-    return genome
+    return right_jumper("room", {"full_lands": 1.0, "full_room": 1.0, "pit_ahead_dx": -2.0,
+                                 "jump_held": 1.0})
 
 
 def test_whole_episodes_over_room_are_equal_on_both_engines():
     # The compiled episode keeps the later plans' flights and rooms from
     # one frame to the next; the readable one plays every flight every
     # frame.
-    from runners import RunnerConfig, run_episodes
-
-    items = [(("linear", ("room", room_jumper())), f"gen:expert:{seed}")
-             for seed in (10000, 10001, 10002)]
-    config = RunnerConfig(max_steps=1500)
-    expected = run_episodes(items, config)
-    got = run_episodes(items, config, engine="compiled")
+    expected, got = episodes_on_both_engines("room", room_jumper())
     assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
     assert max(r.metrics["max_x"] for r in expected) > 1500
 
