@@ -57,3 +57,41 @@ def episodes_on_both_engines(observation: str, genome, seeds=(10000, 10001, 1000
     items = [(("linear", (observation, genome)), f"gen:expert:{seed}") for seed in seeds]
     config = RunnerConfig(max_steps=1500)
     return run_episodes(items, config), run_episodes(items, config, engine="compiled")
+
+
+def tails_within_bounds(observation: str, tail: int, seeds=(202, 203)) -> set[tuple]:
+    """Plays the jump-runner on expert stages `seeds`, asserting every
+    value of `observation` within its Gymnasium bounds each frame; gives
+    the distinct last `tail` values seen."""
+    import numpy as np
+
+    from speednik.observation import get_observation
+    from speednik.stages import generate_stage
+
+    enc = get_observation(observation)
+    low = np.array([v.low for v in enc.values], np.float32)
+    high = np.array([np.inf if v.high is None else v.high for v in enc.values], np.float32)
+    seen = set()
+    for seed in seeds:
+        for sim, _ in baseline_frames(generate_stage(seed, "expert")):
+            obs = enc(sim)
+            assert np.all(obs >= low) and np.all(obs <= high)
+            seen.add(tuple(obs[-tail:].tolist()))
+    return seen
+
+
+def play_plan(sim: SimState, plan: tuple[bool, bool, bool]) -> str:
+    """What the real simulation does with a plan (left, right, jump held;
+    jump pressed on the first frame when on the ground), for up to 200
+    frames: 'landed' (the simulation left where it came down), 'fell' or
+    'flying'."""
+    left, right, jump = plan
+    first = sim.player.physics.on_ground
+    for frame in range(200):
+        sim_step(sim, InputState(left=left, right=right, jump_held=jump,
+                                 jump_pressed=first and frame == 0))
+        if sim.player_dead:
+            return "fell"
+        if frame > 0 and sim.player.physics.on_ground:
+            return "landed"
+    return "flying"
