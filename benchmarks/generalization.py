@@ -184,8 +184,7 @@ def completed(run_dir: Path, sets: list[str]) -> dict[str, tuple[int, int]]:
     played with the run's episode settings."""
     record = load_genome_file(run_dir / "best.json")
     stages = expand_stages(sets)
-    config = RunnerConfig(observation=record.observation, max_steps=record.max_steps,
-                          stall_frames=record.stall_frames)
+    config = record.runner_config()
     spec = record.policy_spec.spec(record.genome)
     results = run_episodes([(spec, s) for s in stages], config, workers=2, engine="compiled")
     return per_difficulty({s: r.to_dict() for s, r in zip(stages, results)})
@@ -194,8 +193,7 @@ def completed(run_dir: Path, sets: list[str]) -> dict[str, tuple[int, int]]:
 def transfer(run_dir: Path) -> list[str]:
     """The built-in stages (TRANSFER) the run's best genome finishes."""
     record = load_genome_file(run_dir / "best.json")
-    config = RunnerConfig(observation=record.observation, max_steps=record.max_steps,
-                          stall_frames=record.stall_frames)
+    config = record.runner_config()
     spec = record.policy_spec.spec(record.genome)
     results = run_episodes([(spec, s) for s in TRANSFER], config, workers=2, engine="compiled")
     return [s for s, r in zip(TRANSFER, results) if r.to_dict()["metrics"]["goal_reached"]]

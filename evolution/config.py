@@ -41,6 +41,10 @@ class EvolutionConfig:
     engine: str = "compiled"
     max_steps: int = 3600
     stall_frames: int | None = 240
+    # The policy decides every `action_repeat` frames and its action is
+    # held in between: the observation and the policy, most of a frame's
+    # cost, are computed that much less often.
+    action_repeat: int = 1
     checkpoint_every: int = 10
     # Stop once the search has played this many frames (the generation
     # that reaches it is finished); None: only `generations` stops a run.
@@ -127,6 +131,7 @@ class EvolutionConfig:
         positive("population", self.population, 2)
         positive("workers", self.workers)
         positive("max_steps", self.max_steps)
+        positive("action_repeat", self.action_repeat)
         positive("checkpoint_every", self.checkpoint_every)
         if self.max_frames is not None:
             positive("max_frames", self.max_frames)

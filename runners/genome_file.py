@@ -26,6 +26,7 @@ import numpy as np
 from runners.atomic import atomic_write_json
 from runners.agent import BaseAgent
 from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
+from runners.runner_config import RunnerConfig
 from speednik.actions import NUM_ACTIONS
 from speednik.observation import OBSERVATIONS, get_observation
 
@@ -58,6 +59,9 @@ class GenomeRecord:
     max_steps: int
     stall_frames: int | None
     fitness: float | None = None
+    # The policy decides every this many frames (files without the key
+    # were all evolved deciding every frame).
+    action_repeat: int = 1
     generation: int | None = None
     seed: int | None = None
     results: dict[str, Any] = field(default_factory=dict)
@@ -73,6 +77,13 @@ class GenomeRecord:
     def policy(self) -> BaseAgent:
         """The agent the genome makes."""
         return self.policy_spec.agent(self.genome)
+
+    def runner_config(self, max_steps: int | None = None) -> RunnerConfig:
+        """The episode settings the genome was evolved with (`max_steps`
+        overrides its own)."""
+        return RunnerConfig(observation=self.observation,
+                            max_steps=self.max_steps if max_steps is None else max_steps,
+                            stall_frames=self.stall_frames, action_repeat=self.action_repeat)
 
 
 def json_limit(exc: BaseException) -> str:
@@ -184,6 +195,10 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
     stall = data["stall_frames"]
     if stall is not None and (not _is_whole(stall) or stall < 1):
         raise bad(f"'stall_frames' is {stall!r}", "accepted: a whole number >= 1, or null")
+    repeat = data.get("action_repeat", 1)
+    if not _is_whole(repeat) or repeat < 1:
+        raise bad(f"'action_repeat' is {repeat!r}",
+                  "accepted: a whole number >= 1, or no such key (1)")
     fitness = data.get("fitness")
     if fitness is not None and not (_is_number(fitness) and math.isfinite(fitness)):
         raise bad(f"'fitness' is {fitness!r}", "accepted: a finite number, or null")
@@ -207,7 +222,7 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
         path=path, genome=genome, observation=encoder.name,
         stages=tuple(locate_stage(s, path.parent) for s in stages),
         max_steps=int(max_steps), stall_frames=None if stall is None else int(stall),
-        fitness=None if fitness is None else float(fitness),
+        action_repeat=int(repeat), fitness=None if fitness is None else float(fitness),
         generation=generation if _is_whole(generation) else None,
         seed=seed if _is_whole(seed) else None, results=results,
         fitness_stages=(None if fitness_stages is None
@@ -236,7 +251,7 @@ def locate_stage(stage: str, run_dir: str | os.PathLike) -> str:
 
 def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observation: str,
                       stages: list[str], max_steps: int, stall_frames: int | None,
-                      fitness: float, generation: int, seed: int,
+                      action_repeat: int = 1, fitness: float, generation: int, seed: int,
                       results: dict[str, Any], held_out: dict | None = None,
                       policy: Policy | None = None) -> None:
     """Write a genome file atomically, in the format `load_genome_file`
@@ -253,6 +268,7 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
         "stages": list(stages),
         "max_steps": max_steps,
         "stall_frames": stall_frames,
+        "action_repeat": action_repeat,
         "fitness": float(fitness),
         "found_in_generation": generation,
         "seed": seed,

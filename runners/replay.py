@@ -69,10 +69,11 @@ EpisodeHook = Callable[[str, str, Stage, EpisodeResult, bool], int]
 def replay_episode(agent: Any, stage: str | Stage, observation: str = "basic",
                    max_steps: int = DEFAULT_MAX_STEPS,
                    stall_frames: int | None = DEFAULT_STALL_FRAMES,
-                   record: bool = False) -> EpisodeResult:
+                   record: bool = False, action_repeat: int = 1) -> EpisodeResult:
     """One episode of `agent` on `stage` with these runner settings."""
     runner = EpisodeRunner(stage, observation=observation, max_steps=max_steps,
-                           stall_frames=stall_frames, record=record)
+                           stall_frames=stall_frames, record=record,
+                           action_repeat=action_repeat)
     return runner.run_episode(agent)
 
 
@@ -87,7 +88,8 @@ def replay_genome(record: GenomeRecord, stages: Sequence[str | Stage] | None = N
         chosen = expand_stages(chosen)
     return [replay_episode(record.policy(), stage, record.observation,
                            record.max_steps if max_steps is None else max_steps,
-                           record.stall_frames, record=record_frames)
+                           record.stall_frames, record=record_frames,
+                           action_repeat=record.action_repeat)
             for stage in chosen]
 
 
@@ -269,6 +271,7 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
             return fail(f"unknown agent {args.agent!r}; accepted: {', '.join(BASELINES)}")
         names = args.stage or list_stages()
         observation, max_steps, stall = "basic", DEFAULT_MAX_STEPS, DEFAULT_STALL_FRAMES
+        repeat = 1
         label = args.agent
     else:
         try:
@@ -281,7 +284,8 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
             except (ArchiveFileError, ValueError) as e:
                 return fail(str(e))
         names = args.stage or list(record.stages)
-        observation, max_steps, stall = record.observation, record.max_steps, record.stall_frames
+        observation, max_steps, stall, repeat = (record.observation, record.max_steps,
+                                                 record.stall_frames, record.action_repeat)
         # A run is known by its directory's name, a lone file by its own.
         label = (record.path.parent.name if record.path.name == BEST_NAME
                  else record.path.stem)
@@ -311,7 +315,8 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
               + (f" of a run with seed {record.seed}" if record.seed is not None else ""))
     else:
         print(f"agent {args.agent}")
-    print(f"max_steps {max_steps}, stall_frames {stall}")
+    print(f"max_steps {max_steps}, stall_frames {stall}"
+          + (f", deciding every {repeat} frames" if repeat > 1 else ""))
 
     def agent():
         return record.policy() if record is not None else make_baseline(args.agent)
@@ -324,7 +329,8 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     status = EXIT_OK
     for name, ref in zip(names, stages):
         stage = resolve_stage(ref)
-        result = replay_episode(agent(), stage, observation, max_steps, stall, record=pictures)
+        result = replay_episode(agent(), stage, observation, max_steps, stall, record=pictures,
+                                action_repeat=repeat)
         results.append(result)
         print(format_result(result) if not from_set else format_row(name, result))
         if pictures:
@@ -341,7 +347,7 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         for k in drawn[:MAX_FAILED_PICTURES]:
             stage = resolve_stage(stages[k])
             result = replay_episode(agent(), stage, observation, max_steps, stall,
-                                    record=True)
+                                    record=True, action_repeat=repeat)
             status = max(status, on_episode(label, names[k], stage, result,
                                             len(results) > 1))
         if len(failed) > MAX_FAILED_PICTURES:

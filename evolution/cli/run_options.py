@@ -119,6 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--stall-frames", type=int,
         help="end an episode as stalled after this many frames without new "
              "progress (0: never)")
+    opt("--action-repeat", type=int, metavar="K",
+        help="the policy decides every K frames and holds its action in between "
+             "(jump stays held, it is not pressed again); observing and deciding are "
+             "most of a frame's cost, so episodes play faster")
     opt("--out", help="run directory, new or empty (default: runs/<stage>-seed<seed>, "
                       "numbered -2, -3, ... when taken)")
     opt("--resume", metavar="RUN_DIR",

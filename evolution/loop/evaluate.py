@@ -33,7 +33,7 @@ class GenomeEvaluator:
         self.config = config
         self.runner_config = RunnerConfig(
             observation=config.observation, max_steps=config.max_steps,
-            stall_frames=config.stall_frames)
+            stall_frames=config.stall_frames, action_repeat=config.action_repeat)
         self.map_fn = map_fn
         self.pool: EpisodePool | None = None
         self.cluster = None

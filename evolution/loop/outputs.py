@@ -179,7 +179,8 @@ def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
     write_genome_file(
         Path(run_dir) / BEST_NAME, genome, observation=config.observation,
         stages=list(config.stages), max_steps=config.max_steps,
-        stall_frames=config.stall_frames, fitness=fitness, generation=generation,
+        stall_frames=config.stall_frames, action_repeat=config.action_repeat,
+        fitness=fitness, generation=generation,
         seed=config.seed, results=summary["results"], held_out=held_out,
         policy=config.policy_spec())
 

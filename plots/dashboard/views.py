@@ -361,6 +361,7 @@ class Player:
     observation: str
     max_steps: int
     stall_frames: int | None
+    action_repeat: int = 1
 
 
 def replay_view(run_dir: Path, settings: dict, stage_name: str, who: str = "") -> str:
@@ -401,7 +402,7 @@ def replay_view(run_dir: Path, settings: dict, stage_name: str, who: str = "") -
                 raise ViewError(f"no elite to replay: {e}") from None
             label = f"{run_dir.name}'s elite of cell {who}"
         player = Player(label, record.policy, record.observation, record.max_steps,
-                        record.stall_frames)
+                        record.stall_frames, record.action_repeat)
     text = stage_name.strip()
     # No other path: the page reads no file outside RUNS_DIR a visitor names.
     if text not in replay_choices(settings) and not text.startswith("gen:"):
@@ -424,7 +425,8 @@ def replay_view(run_dir: Path, settings: dict, stage_name: str, who: str = "") -
         raise ViewError(message if "accepted" in message
                         else f"{message}; {STAGES_ACCEPTED}") from None
     result = replay_episode(player.agent(), stage, player.observation, player.max_steps,
-                            player.stall_frames, record=True)
+                            player.stall_frames, record=True,
+                            action_repeat=player.action_repeat)
     fig = draw_stage_map(stage, result, label=player.label)
     with tempfile.TemporaryDirectory(prefix="speednik-dashboard-") as tmp:
         gif = write_replay_gif(result, stage, Path(tmp) / "replay.gif",

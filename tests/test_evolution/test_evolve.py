@@ -135,6 +135,7 @@ def test_bad_settings_are_named(changes, word):
     (["--resume", "/nonexistent/run"], "/nonexistent/run"),
     (["--tournament", "abc"], "--tournament"),
     (["--mut-prob", "2"], "mut_prob"),
+    (["--action-repeat", "0"], "action_repeat must be a whole number >= 1, got 0"),
 ])
 def test_cli_errors_are_one_line(args, word, tmp_path):
     out = [] if "--resume" in args else ["--out", str(tmp_path / "x")]

@@ -211,7 +211,8 @@ def test_bad_out_paths_are_one_line(tmp_path, where, word):
 
 @pytest.mark.parametrize("option", [["--population", "8"], ["--stage", "pipeworks"],
                                     ["--observation", "terrain"], ["--seed", "1"],
-                                    ["--out", "elsewhere"], ["--max-steps", "600"]])
+                                    ["--out", "elsewhere"], ["--max-steps", "600"],
+                                    ["--action-repeat", "2"]])
 def test_settings_a_checkpoint_fixes_are_refused_on_resume(finished_run, option):
     before = {p.name: p.read_bytes() for p in finished_run.iterdir() if p.is_file()}
     line = one_line(evolution_run("--resume", finished_run, "--generations", "2", *option))
