@@ -5,6 +5,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --short         a few generations (make bench)
     python benchmarks/generalization.py --variant room     the recipe over "room"
+    python benchmarks/generalization.py --variant repeat-2 the recipe deciding every other frame
     python benchmarks/generalization.py --variant failures-64  the recipe before: 64 expert stages
     python benchmarks/generalization.py --variant uniform  before that: stages drawn alike
     python benchmarks/generalization.py --variant pits  ... and before: linear, over "pits"
@@ -85,6 +86,10 @@ HIDDEN_24 = [*({"--hidden": "24", "--generations": "600", "--max-frames": "51500
 # 0.1 s less, which buys 575 M frames in the time of 560 M.
 SEP_CMAES = [*({"560000000": "575000000", "450": "600"}.get(a, a) for a in RECIPE),
              "--cma-diagonal", "1"]
+# The recipe deciding every other frame: a frame costs less, so it stops
+# at 700 M frames (generation 800 is never reached).
+REPEAT_2 = [*({"560000000": "700000000", "450": "800"}.get(a, a) for a in RECIPE),
+            "--action-repeat", "2"]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -111,6 +116,7 @@ VARIANTS = {
     "hidden-8": HIDDEN_8,
     "hidden-24": HIDDEN_24,
     "sep-cmaes": SEP_CMAES,
+    "repeat-2": REPEAT_2,
     "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
