@@ -10,7 +10,8 @@ Sections, each named beside its table in the README:
 - generalisation:  the generalisation recipe per seed, and its earlier steps
                    (benchmarks/generalization.py, --variant failures-64, uniform, pits,
                    landing, stall, terrain and hazards), and what was tried
-                   beside it (room, sep-cmaes, hidden-8, hidden-24)
+                   beside it (room, sep-cmaes, repeat-2, repeat-2-sigma,
+                   hidden-8, hidden-24)
 - tuning:          every method tuned on the recipe's task beside its
                    defaults (benchmarks/tuning.py, about two hours),
                    its runs and studies kept in runs/figures/tuning: run
@@ -98,8 +99,8 @@ def baselines() -> None:
 
 def generalisation() -> None:
     python("benchmarks/generalization.py", check=True)
-    for earlier in ("room", "sep-cmaes", "failures-64", "uniform", "pits", "landing", "stall",
-                    "terrain", "hazards"):   # its steps, and what was tried beside it
+    for earlier in ("room", "sep-cmaes", "repeat-2", "repeat-2-sigma", "failures-64",
+                    "uniform", "pits", "landing", "stall", "terrain", "hazards"):   # its steps, and what was tried beside it
         python("benchmarks/generalization.py", "--variant", earlier, check=True)
     for size in ("hidden-8", "hidden-24"):   # screened on seed 0 only
         python("benchmarks/generalization.py", "--variant", size, "--seeds", "0", check=True)
