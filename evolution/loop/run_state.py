@@ -90,11 +90,14 @@ class RunState:
     elapsed: float = 0.0
     reporters: list[Reporter] = field(default_factory=list)
     # Scores a genome on generation `gen`'s stages: the strategy's own
-    # recommendation, when it has one, is scored with this.
+    # recommendation and mean, when it has them, are scored with this.
     scorer: Callable[[Any, int], tuple[float, dict]] | None = None
     # Chooses the run's genome on validation stages, when it has some.
     validation: GenomeChooser | None = None
-    _recommended: tuple[bytes, int, tuple[float, dict]] | None = None
+    # The genomes scored by `scored`, by their bytes, and the generation
+    # whose stages scored them.
+    _scored_gen: int = -1
+    _scored: dict[bytes, tuple[float, dict]] = field(default_factory=dict)
 
     def best(self, gen: int) -> tuple[Any, float, dict]:
         """The genome the run would give now, its fitness and summary: the
@@ -109,12 +112,18 @@ class RunState:
 
     def recommended(self, gen: int) -> tuple[Any, float, dict]:
         """The strategy's recommendation, scored on generation `gen`'s
-        stages (once per genome and generation)."""
-        genome = self.strategy.recommend()
-        key = np.asarray(genome).tobytes()
-        if self._recommended is None or self._recommended[:2] != (key, gen):
-            self._recommended = (key, gen, self.scorer(genome, gen))
-        fitness, summary = self._recommended[2]
+        stages."""
+        return self.scored(self.strategy.recommend(), gen)
+
+    def scored(self, genome: Any, gen: int) -> tuple[Any, float, dict]:
+        """`genome` with its fitness and summary on generation `gen`'s
+        stages, scored once per genome and generation."""
+        if self._scored_gen != gen:
+            self._scored_gen, self._scored = gen, {}
+        key = np.asarray(genome, dtype=np.float64).tobytes()
+        if key not in self._scored:
+            self._scored[key] = self.scorer(genome, gen)
+        fitness, summary = self._scored[key]
         return genome, fitness, summary
 
     @property

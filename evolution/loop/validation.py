@@ -3,7 +3,8 @@
 Without validation, a run gives the best genome it scored (or its
 strategy's recommendation). With `validation_stages`, every `test_every`
 generations and at the last one, the candidates the run keeps (the hall
-of fame, the strategy's recommendation, and the genome chosen so far) are
+of fame, the strategy's recommendation, the strategy's own candidates
+(CMA-ES's mean with --cma-validate-mean 1), and the genome chosen so far) are
 played on the validation stages, and the one that completes the most of
 them (then: with the highest mean reward there; then: the earlier
 candidate) becomes the run's genome: best.json holds it and the held-out
@@ -53,7 +54,8 @@ class Validation(Reporter):
 
     def _candidates(self, run: RunState, gen: int) -> list[tuple[Any, float, dict]]:
         """The genome chosen so far first, then the hall of fame in order,
-        then the strategy's recommendation; each genome once."""
+        then the strategy's recommendation and its other candidates (CMA-ES's
+        mean, when asked for); each genome once."""
         out: list[tuple[Any, float, dict]] = []
         seen: set[bytes] = set()
 
@@ -69,6 +71,8 @@ class Validation(Reporter):
             add(ind, ind.fitness.values[0], run.evaluations.summary(ind))
         if run.strategy.recommend() is not None:
             add(*run.recommended(gen))
+        for genome in run.strategy.candidates():
+            add(*run.scored(genome, gen))
         return out
 
     def state(self) -> dict | None:

@@ -86,6 +86,13 @@ class Strategy(ABC):
         None: the hall of fame's first."""
         return None
 
+    def candidates(self) -> list:
+        """Genomes, beyond the hall of fame and the recommendation, worth
+        playing on the validation stages; never scored by the search, so
+        asking changes nothing. None by default; CMA-ES's mean with
+        --cma-validate-mean 1."""
+        return []
+
     def state(self) -> dict[str, Any] | None:
         """What, beyond the run's own checkpoint, continues the search
         exactly; None when nothing does."""

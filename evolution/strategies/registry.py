@@ -168,7 +168,12 @@ STRATEGIES: dict[str, StrategyEntry] = {
                   StrategySetting("cma_diagonal", 0, 0, 1,
                                   "1: keep the covariance diagonal (sep-CMA-ES), which "
                                   "learns each weight's spread within a run; 0: a full "
-                                  "covariance", whole=True)),
+                                  "covariance", whole=True),
+                  StrategySetting("cma_validate_mean", 0, 0, 1,
+                                  "1: play the search's mean on the validation stages "
+                                  "too, beside the hall of fame (the mean averages out "
+                                  "the noise every sample carries); 0: the hall of "
+                                  "fame only", whole=True)),
         tuning=(Tunable("init_sigma", 0.05, 2.0, log=True),
                 Tunable("population", 16, 160, log=True, whole=True))),
     "openai-es": StrategyEntry(

@@ -93,3 +93,44 @@ def test_validation_stages_share_none_with_the_others():
         config(validation_stages=("gen:easy:3",))
     with pytest.raises(ConfigError, match="both a validation and a test stage"):
         config(validation_stages=("gen:easy:300",))
+
+
+def test_cma_validate_mean_offers_the_search_mean_and_changes_nothing_else(tmp_path,
+                                                                          monkeypatch):
+    """With --cma-validate-mean 1, CMA-ES's mean is played on the validation
+    stages beside the hall of fame; the search, its fitness columns and its
+    checkpoint are those of the same run validating without it."""
+    from evolution.loop import validation as validation_module
+    from evolution.loop.checkpoint import load_checkpoint
+
+    def cmaes(mean: int) -> dict:
+        return dict(algorithm="cmaes", generations=4,
+                    options={"init_sigma": 0.5, "cma_validate_mean": mean})
+
+    offered = []
+    choose = validation_module.Validation._candidates
+
+    def recording(self, run, gen):
+        out = choose(self, run, gen)
+        offered.append((gen, [np.asarray(c[0], dtype=np.float64) for c in out]))
+        return out
+
+    monkeypatch.setattr(validation_module.Validation, "_candidates", recording)
+    evolve(config(validation_stages=VALIDATION, **cmaes(1)), tmp_path / "run")
+    mean = load_checkpoint(tmp_path / "run").search["arrays"]["centroid"]
+    last_gen, last = offered[-1]
+    assert last_gen == 4
+    assert any(np.array_equal(c, mean) for c in last)
+    # Every candidate of the last validation, the mean among them, does no
+    # better there than the genome best.json holds.
+    chosen = validation_key(json.loads((tmp_path / "run" / "best.json").read_text())["genome"])
+    assert all(validation_key(c) <= chosen for c in last)
+
+    offered.clear()
+    evolve(config(validation_stages=VALIDATION, **cmaes(0)), tmp_path / "without")
+    assert not any(np.array_equal(c, mean) for c in offered[-1][1])
+    held = ("val_goals", "val_progress", "test_goals", "test_progress")
+    assert rows(tmp_path / "run", drop=("seconds", *held)) \
+        == rows(tmp_path / "without", drop=("seconds", *held))
+    assert np.array_equal(load_checkpoint(tmp_path / "without").search["arrays"]["centroid"],
+                          mean)

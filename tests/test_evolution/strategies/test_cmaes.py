@@ -182,3 +182,32 @@ def test_a_diagonal_run_resumes_exactly(tmp_path):
 def test_the_diagonal_setting_is_zero_or_one():
     with pytest.raises(ConfigError, match="cma_diagonal must be a whole number from 0 to 1"):
         EvolutionConfig(**{**SMALL, "options": {"init_sigma": 0.5, "cma_diagonal": 2}})
+
+
+
+def test_the_mean_is_a_copy_of_the_centre_the_samples_spread_around():
+    from evolution.strategies.cmaes import CMAES
+
+    search = CMAES(EvolutionConfig(**SMALL), 6)
+    start = search.mean()
+    assert np.array_equal(start, np.zeros(6))
+    start[:] = 7.0   # a copy: the search is untouched
+    population = search.initial()
+    assert np.array_equal(search.mean(), np.zeros(6))
+    for ind in population:
+        ind.fitness.values = (-float(np.sum((np.asarray(ind) - 1.0) ** 2)),)
+    search.tell(population)
+    moved = search.mean()
+    assert np.array_equal(moved, search.strategy.centroid) and np.any(moved != 0.0)
+    # The weighted mean of the best half moves towards the optimum at 1.
+    assert np.sum((moved - 1.0) ** 2) < 6.0
+
+
+def test_the_mean_is_a_validation_candidate_only_when_asked():
+    from evolution.strategies.cmaes import CMAES
+
+    assert CMAES(EvolutionConfig(**SMALL), 6).candidates() == []
+    asked = EvolutionConfig(**{**SMALL, "options": {"init_sigma": 0.5, "cma_validate_mean": 1}})
+    search = CMAES(asked, 6)
+    [mean] = search.candidates()
+    assert np.array_equal(mean, search.mean())
