@@ -163,7 +163,8 @@ def test_settings_of_an_earlier_version_are_read_as_the_strategies_own():
     assert config.options["elite"] == 0 and config.hall_of_fame == 1
     cmaes = EvolutionConfig.from_dict(dict(ga, algorithm="cmaes"))
     # The settings CMA-ES gained since take the defaults that run as it ran.
-    assert cmaes.options == {"init_sigma": 0.8, "cma_eigen_every": 1, "cma_diagonal": 0}
+    assert cmaes.options == {"init_sigma": 0.8, "cma_eigen_every": 1, "cma_diagonal": 0,
+                             "cma_validate_mean": 0}
     assert cmaes.hall_of_fame == 1
 
 
