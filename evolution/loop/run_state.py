@@ -90,7 +90,7 @@ class RunState:
     elapsed: float = 0.0
     reporters: list[Reporter] = field(default_factory=list)
     # Scores a genome on generation `gen`'s stages: the strategy's own
-    # recommendation and mean, when it has them, are scored with this.
+    # recommendation and other candidates, when it has them, are scored with this.
     scorer: Callable[[Any, int], tuple[float, dict]] | None = None
     # Chooses the run's genome on validation stages, when it has some.
     validation: GenomeChooser | None = None

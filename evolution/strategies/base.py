@@ -89,7 +89,7 @@ class Strategy(ABC):
     def candidates(self) -> list:
         """Genomes, beyond the hall of fame and the recommendation, worth
         playing on the validation stages; never scored by the search, so
-        asking changes nothing. None by default; CMA-ES's mean with
+        asking changes nothing. Nothing by default; CMA-ES's mean with
         --cma-validate-mean 1."""
         return []
 
