@@ -39,8 +39,10 @@ from speednik.engine.lowering import (
     G_WALKER_SPAN,
     I_ENEMY_ORDER,
     I_ENEMY_SORTED_X,
+    I_CELLS,
     I_HEIGHT,
     I_NUM_ENEMIES,
+    I_PW,
     I_NUM_SPIKES,
     I_SPIKE_X,
     I_SPIKE_Y,
@@ -57,7 +59,6 @@ from speednik.engine.terrain import (
     cast_left,
     cast_right,
     cast_up,
-    has_tile,
     height_tiles,
     width_tiles,
 )
@@ -113,7 +114,7 @@ from speednik.engine.player import (
     radii,
 )
 from speednik.player import FLOOR_MODE
-from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
+from speednik.terrain import _PAD as PAD, DOWN, LEFT, NO_HIT, RIGHT, UP
 
 GROUND_NEAR, GROUND_MID, GROUND_FAR = GROUND_AHEAD
 
@@ -201,16 +202,14 @@ def observe(kind, st, f, s, gone, out, flights):
 # -- terrain probes -----------------------------------------------------------
 
 @frame_jit
-def _cell_has_tile(st, layer, k):
-    """The readable `tiles.cells[layer][k]` (k = ty * width_tiles + tx)."""
-    w = width_tiles(st)
-    return has_tile(st, layer, k % w, k // w)
-
-
-@frame_jit
 def ray(st, direction, x, y, layer, reach):
     """`speednik.observation.probes.ray`: (distance, surface angle) along
-    `direction`, or (reach + 1, 0) with no surface within reach."""
+    `direction`, or (reach + 1, 0) with no surface within reach.
+
+    Tiles are visited along their padded layer (`lowering`) by a stride,
+    so no tile costs a division."""
+    ints = st.ints
+    pw = ints[I_PW]
     w = width_tiles(st)
     if direction & 1:
         lane = y >> 4
@@ -218,7 +217,7 @@ def ray(st, direction, x, y, layer, reach):
             return reach + 1, 0
         along = x
         n = w
-        k0 = lane * w
+        cell0 = ints[I_CELLS + layer] + (lane + PAD) * pw + PAD
         stride = 1
     else:
         lane = x >> 4
@@ -226,16 +225,18 @@ def ray(st, direction, x, y, layer, reach):
             return reach + 1, 0
         along = y
         n = height_tiles(st)
-        k0 = lane
-        stride = w
+        cell0 = ints[I_CELLS + layer] + PAD * pw + lane + PAD
+        stride = pw
     if direction < UP:
         low = 0
         high = n - 1
     else:
+        # Counted from the far end: tile t of the reversed lane is tile
+        # -t - 1 of the lane.
         along = -along - 1
         low = -n
         high = -1
-        k0 -= stride
+        cell0 -= stride
         stride = -stride
     t = along >> 4
     if t < low:
@@ -244,7 +245,7 @@ def ray(st, direction, x, y, layer, reach):
     if last > high:
         last = high
     while t <= last:
-        if _cell_has_tile(st, layer, k0 + t * stride):
+        if ints[cell0 + t * stride] != 0:
             start = t << 4
             if start < along:
                 start = along

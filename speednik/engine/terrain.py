@@ -114,14 +114,6 @@ def cast(st, direction, px, py, layer):
 
 
 @frame_jit
-def has_tile(st, layer, tx, ty):
-    """Whether tile (tx, ty), inside the stage, holds anything (the
-    readable code's `tiles.cells[layer][ty * width_tiles + tx]`)."""
-    ints = st.ints
-    return ints[ints[I_CELLS + layer] + _cell(ints, tx, ty)] != 0
-
-
-@frame_jit
 def width_tiles(st):
     return st.ints[I_WIDTH_TILES]
 
