@@ -45,12 +45,13 @@ def soft_tanh(x: np.ndarray) -> np.ndarray:
 
 def _ordered_sums(columns: np.ndarray, bias: np.ndarray, values: np.ndarray) -> np.ndarray:
     """bias + columns[0] * values[0] + columns[1] * values[1] + ..., each
-    output summed left to right: numpy reduces a C-ordered array down
-    axis 0 one row after another."""
+    output summed left to right. A running sum is left to right by
+    definition; `np.add.reduce` is not: with one output the column is
+    contiguous and numpy sums it pairwise."""
     terms = np.empty((len(values) + 1, len(bias)))
     terms[0] = bias
     np.multiply(columns, np.asarray(values)[:, None], out=terms[1:])
-    return np.add.reduce(terms, axis=0)
+    return np.add.accumulate(terms, axis=0)[-1]
 
 
 class MLPPolicy(BaseAgent):

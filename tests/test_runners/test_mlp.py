@@ -13,9 +13,9 @@ from evolution.loop.evolve import evolve
 from runners import RunnerConfig, run_episodes
 from runners.genome_file import load_genome_file
 from runners.policies import Policy
-from runners.mlp import MLPPolicy, mlp_genome_size, soft_tanh
+from runners.mlp import MLPPolicy, _ordered_sums, mlp_genome_size, soft_tanh
 from runners.parallel import EpisodeError
-from speednik.engine.policy import mlp_size
+from speednik.engine.policy import mlp_scores, mlp_size
 from speednik.engine.policy import soft_tanh as compiled_tanh
 from speednik.stages import list_stages
 
@@ -84,6 +84,26 @@ def test_hidden_values_are_the_layer_formula():
     b1 = genome[48:52]
     want = np.tanh(b1 + w1 @ obs.astype(np.float64))
     assert np.allclose(policy.hidden_values(obs), want, atol=1e-4)
+
+
+@pytest.mark.parametrize("hidden", [1, 3, 4, 6, 16])
+def test_compiled_scores_are_the_readable_sums_bit_for_bit(hidden):
+    """The compiled network sums several units side by side; each hidden
+    value and action score must still be the readable left-to-right sum,
+    to the last bit, for widths in whole blocks and with a remainder."""
+    rng = np.random.default_rng(hidden)
+    n = 28
+    for scale in (0.3, 1.0, 3.0):
+        genome = rng.normal(size=mlp_genome_size(n, hidden)) * scale
+        policy = MLPPolicy(genome, hidden, "terrain")
+        scores = np.empty(8 + genome.size)
+        for _ in range(20):
+            obs = rng.normal(size=n).astype(np.float32)
+            mlp_scores(genome, obs, n, scores)
+            hidden_values = policy.hidden_values(obs)
+            assert np.array_equal(scores[8:8 + hidden], hidden_values)
+            assert np.array_equal(scores[:8], _ordered_sums(policy._w2_columns, policy.b2,
+                                                            hidden_values))
 
 
 SMALL = dict(population=8, max_steps=500, stall_frames=120, stages=("gen:medium:0-2",),
