@@ -577,6 +577,31 @@ def _flying(s):
     return s[S_STATE] == AIRBORNE or s[S_STATE] == HURT
 
 
+@frame_jit
+def flight_lands(st, f0, s0, left, right, jump, f, s):
+    """Whether `speednik.observation.landing.flight` comes down on ground
+    (1.0) or not (0.0), with no frames of running first, played on f and s
+    (copies of the player's f0 and s0), for a player neither charging a
+    spindash nor dead (`landing_values` reads 0 for those without
+    playing). A landed player is left in f and s."""
+    for i in range(len(f0)):
+        f[i] = f0[i]
+    for i in range(len(s0)):
+        s[i] = s0[i]
+    deepest = f[F_Y] + radii(s)[1] + PIT_DEPTH
+    bottom = st.ints[I_HEIGHT]
+    if not _flying(s):
+        _ground_frame(st, f, s, left, right, True, False)
+    for _ in range(FLIGHT_FRAMES):
+        hr = radii(s)[1]
+        if f[F_Y] + hr > deepest or f[F_Y] - hr > bottom:
+            return 0.0
+        if s[S_ON_GROUND]:
+            return 1.0
+        _air_frame(st, f, s, left, right, jump)
+    return 1.0 if s[S_ON_GROUND] and f[F_Y] + radii(s)[1] <= deepest else 0.0
+
+
 # A flight reads (and writes) only the player's position, speeds and rev
 # (f[:F_SPINREV + 1]) and its angle to its state (s[:S_STATE + 1]); the
 # rest (counters, rings, the best x) cannot change where it comes down.
@@ -586,148 +611,15 @@ assert (F_X, F_Y, F_X_VEL, F_Y_VEL, F_GROUND_SPEED, F_SPINREV) == tuple(range(FL
 assert max(S_ANGLE, S_ON_GROUND, S_ROLLING, S_FACING_RIGHT, S_LAYER, S_JUMPING,
            S_CONTROL_LOCK) < S_STATE
 
-# Each flight played is kept, frame by frame, in the track of its plan:
-# the three plans of now, then the two of later.
-TRACK_FULL, TRACK_HOP, TRACK_BRAKE, TRACK_FULL_LATER, TRACK_HOP_LATER = range(5)
-NO_TRACK = -1
-# A player in the air found within this many frames along a kept flight
-# of the plan asked for goes on from there (`_flight_from`).
-ALONG_REACH = 16
-TRACK_LENGTH = ALONG_REACH + FLIGHT_FRAMES + 1
-
 
 @njit(cache=True)
 def flight_scratch(f, s):
     """What the flights of "landing" are played on, one per episode: copies
     of the player (fly_f, fly_s), the player after the frame of running on
-    of the later plans (run_f, run_s), memo: whether those hold a state
+    of the later plans (run_f, run_s), and memo: whether those hold a state
     the later plans were played from, and what they gave (full, hop, and
-    for "room" full_room, hop_room); then the flights played, one track
-    per plan: each frame's flight part of the player (track_f, track_s),
-    and how many frames each track holds (track_n)."""
-    return (np.empty_like(f), np.empty_like(s), np.empty_like(f), np.empty_like(s), np.zeros(5),
-            np.empty((5, TRACK_LENGTH, FLIGHT_F)),
-            np.empty((5, TRACK_LENGTH, FLIGHT_S), np.int64), np.zeros(5, np.int64))
-
-
-@frame_jit
-def _fly_on(st, left, right, jump, f, s, deepest, bottom, i, start, flights, track):
-    """The loop of `flight_lands` from its step i - start on, with f and s
-    the player at that step; the player of each step is kept at index i
-    of the track."""
-    track_f, track_s, track_n = flights[5], flights[6], flights[7]
-    while True:
-        for k in range(FLIGHT_F):
-            track_f[track, i, k] = f[k]
-        for k in range(FLIGHT_S):
-            track_s[track, i, k] = s[k]
-        track_n[track] = i + 1
-        hr = radii(s)[1]
-        if i - start == FLIGHT_FRAMES:
-            return 1.0 if s[S_ON_GROUND] and f[F_Y] + hr <= deepest else 0.0
-        if f[F_Y] + hr > deepest or f[F_Y] - hr > bottom:
-            return 0.0
-        if s[S_ON_GROUND]:
-            return 1.0
-        _air_frame(st, f, s, left, right, jump)
-        i += 1
-
-
-@frame_jit
-def flight_lands(st, f0, s0, left, right, jump, f, s, flights, track):
-    """Whether `speednik.observation.landing.flight` comes down on ground
-    (1.0) or not (0.0), with no frames of running first, played on f and s
-    (copies of the player's f0 and s0), for a player neither charging a
-    spindash nor dead (`landing_values` reads 0 for those without
-    playing). The player where the flight ends is left in f and s; the
-    flight is kept in `track`."""
-    for i in range(len(f0)):
-        f[i] = f0[i]
-    for i in range(len(s0)):
-        s[i] = s0[i]
-    deepest = f[F_Y] + radii(s)[1] + PIT_DEPTH
-    bottom = st.ints[I_HEIGHT]
-    if not _flying(s):
-        _ground_frame(st, f, s, left, right, True, False)
-    return _fly_on(st, left, right, jump, f, s, deepest, bottom, 0, 0, flights, track)
-
-
-@frame_jit
-def _along(f0, s0, flights, track):
-    """Where the player (f0, s0) is on the kept flight `track`, within
-    ALONG_REACH frames of its start; -1 where it is not."""
-    track_f, track_s, track_n = flights[5], flights[6], flights[7]
-    n = track_n[track]
-    if n > ALONG_REACH + 1:
-        n = ALONG_REACH + 1
-    for i in range(n):
-        same = True
-        for k in range(FLIGHT_F):
-            if track_f[track, i, k] != f0[k]:
-                same = False
-                break
-        if same:
-            for k in range(FLIGHT_S):
-                if track_s[track, i, k] != s0[k]:
-                    same = False
-                    break
-        if same:
-            return i
-    return -1
-
-
-@frame_jit
-def _flight_from(st, f0, s0, left, right, jump, f, s, flights, track, other):
-    """`flight_lands` for a player in the air (no ground frame first).
-
-    A flight is a function of the player's flight part and the buttons
-    alone, so a player found on a kept flight of the same buttons
-    (`track`, or `other` unless NO_TRACK) flies the rest of it: the kept
-    frames are checked against this flight's own depth limit and frame
-    count, and it is played on only past the last of them. A player in
-    the air asks for the plans it flew a frame or a few before: their
-    flights are played once, not every frame."""
-    at = _along(f0, s0, flights, track)
-    if at < 0 and other != NO_TRACK:
-        at = _along(f0, s0, flights, other)
-        if at >= 0:
-            track = other
-    if at < 0:
-        return flight_lands(st, f0, s0, left, right, jump, f, s, flights, track)
-    track_f, track_s, track_n = flights[5], flights[6], flights[7]
-    deepest = f0[F_Y] + radii(s0)[1] + PIT_DEPTH
-    bottom = st.ints[I_HEIGHT]
-    for k in range(len(f0)):
-        f[k] = f0[k]
-    for k in range(len(s0)):
-        s[k] = s0[k]
-    last = track_n[track] - 1
-    i = at
-    while True:
-        # The player at step i - at of this flight.
-        for k in range(FLIGHT_F):
-            f[k] = track_f[track, i, k]
-        for k in range(FLIGHT_S):
-            s[k] = track_s[track, i, k]
-        if i == last:
-            return _fly_on(st, left, right, jump, f, s, deepest, bottom, i, at, flights, track)
-        hr = radii(s)[1]
-        if i - at == FLIGHT_FRAMES:
-            return 1.0 if s[S_ON_GROUND] and f[F_Y] + hr <= deepest else 0.0
-        if f[F_Y] + hr > deepest or f[F_Y] - hr > bottom:
-            return 0.0
-        if s[S_ON_GROUND]:
-            return 1.0
-        i += 1
-
-
-@frame_jit
-def _plan_lands(st, f0, s0, left, right, jump, flights, track, other):
-    """One plan's flight from the player f0, s0, ended in fly_f, fly_s."""
-    fly_f, fly_s = flights[0], flights[1]
-    if _flying(s0):
-        return _flight_from(st, f0, s0, left, right, jump, fly_f, fly_s, flights, track, other)
-    return flight_lands(st, f0, s0, left, right, jump, fly_f, fly_s, flights, track)
+    for "room" full_room, hop_room)."""
+    return np.empty_like(f), np.empty_like(s), np.empty_like(f), np.empty_like(s), np.zeros(5)
 
 
 @frame_jit
@@ -756,12 +648,12 @@ def room_ahead(st, f, s):
 
 
 @frame_jit
-def _flight_room(st, f0, s0, left, right, jump, flights, track, other, room):
+def _flight_room(st, f0, s0, left, right, jump, f, s, room):
     """(lands, room) of one plan from f0, s0; room 0.0 unless asked for
     and the flight lands."""
-    lands = _plan_lands(st, f0, s0, left, right, jump, flights, track, other)
+    lands = flight_lands(st, f0, s0, left, right, jump, f, s)
     if room and lands != 0.0:
-        return lands, room_ahead(st, flights[0], flights[1])
+        return lands, room_ahead(st, f, s)
     return lands, 0.0
 
 
@@ -775,9 +667,8 @@ def landing_values(st, f, s, out, flights, room):
     not change), so when this frame's player is the one last frame's
     later plans started from (it ran on, as they did), their results are
     this frame's full and hop, equal to playing them again; running
-    toward a pit, that is two flights of five saved. In the air, the
-    flights go on from those kept (`_flight_from`)."""
-    run_f, run_s, memo = flights[2], flights[3], flights[4]
+    toward a pit, that is two flights of five saved."""
+    fly_f, fly_s, run_f, run_s, memo = flights
     k = FULL_LANDS
     n = 7 if room else 5
     if out[PIT_AHEAD_DX] >= PREDICT_BELOW:
@@ -798,17 +689,15 @@ def landing_values(st, f, s, out, flights, room):
         full_room = memo[3]
         hop_room = memo[4]
     else:
-        hop, hop_room = _flight_room(st, f, s, False, True, False, flights, TRACK_HOP,
-                                     TRACK_HOP_LATER, room)
+        hop, hop_room = _flight_room(st, f, s, False, True, False, fly_f, fly_s, room)
         if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
             full = hop
             full_room = hop_room
         else:
-            full, full_room = _flight_room(st, f, s, False, True, True, flights, TRACK_FULL,
-                                           TRACK_FULL_LATER, room)
+            full, full_room = _flight_room(st, f, s, False, True, True, fly_f, fly_s, room)
     out[k] = full
     out[k + 1] = hop
-    out[k + 2] = _plan_lands(st, f, s, True, False, False, flights, TRACK_BRAKE, NO_TRACK)
+    out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s)
     if room:
         out[k + 5] = full_room
         out[k + 6] = hop_room
@@ -824,10 +713,8 @@ def landing_values(st, f, s, out, flights, room):
         if _flying(run_s):
             break
         _ground_frame(st, run_f, run_s, False, True, False, False)
-    out[k + 3], memo[3] = _flight_room(st, run_f, run_s, False, True, True, flights,
-                                       TRACK_FULL_LATER, TRACK_FULL, room)
-    out[k + 4], memo[4] = _flight_room(st, run_f, run_s, False, True, False, flights,
-                                       TRACK_HOP_LATER, TRACK_HOP, room)
+    out[k + 3], memo[3] = _flight_room(st, run_f, run_s, False, True, True, fly_f, fly_s, room)
+    out[k + 4], memo[4] = _flight_room(st, run_f, run_s, False, True, False, fly_f, fly_s, room)
     memo[0] = wanted
     memo[1] = out[k + 3]
     memo[2] = out[k + 4]
