@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from speednik.engine import CompiledSim
-from speednik.observation import LANDING_NAMES, extract_landing_observation
+from speednik.observation import LANDING_NAMES, extract_landing_observation, extract_room_observation
 from speednik.observation.landing import PLANS
 from speednik.physics import InputState
 from speednik.player import PlayerState
@@ -200,3 +200,100 @@ def test_whole_episodes_over_landing_are_equal_on_both_engines():
     assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
     # The policy gets somewhere: past pits, where the flights are played.
     assert max(r.metrics["max_x"] for r in expected) > 1500
+
+
+# (left, right, jump) a random player presses, mostly running right so
+# that it meets pits; each held for a few frames.
+_BUTTONS = ((False, True, False), (False, True, True), (True, False, False),
+            (False, False, True), (True, False, True))
+_WEIGHTS = (0.4, 0.3, 0.15, 0.1, 0.05)
+
+
+@pytest.mark.parametrize("seed, every", [(10000, 1), (10001, 2), (10002, 3), (10003, 2)])
+def test_random_play_over_expert_stages_reads_alike_on_both_engines(seed, every):
+    # Observed every `every` frames while random buttons are held, with
+    # the compiled engine's flight scratch (and its kept later plans)
+    # carried from one observation to the next, "landing" and "room"
+    # (whose rooms are scanned where the flight comes down) read what
+    # the readable engine, which plays every flight afresh, reads.
+    rng = np.random.default_rng(seed)
+    sim = create_sim(generate_stage(seed, "expert"))
+    compiled = CompiledSim(sim)
+    in_the_air = 0
+    held = False
+    for frame in range(1500):
+        if frame % every == 0:
+            for name, extract in (("landing", extract_landing_observation),
+                                  ("room", extract_room_observation)):
+                np.testing.assert_array_equal(compiled.observe(name), extract(sim),
+                                              err_msg=f"{name}, frame {frame}")
+            in_the_air += not sim.player.physics.on_ground
+            left, right, jump = _BUTTONS[rng.choice(len(_BUTTONS), p=_WEIGHTS)]
+        inp = InputState(left=left, right=right, jump_pressed=jump and not held, jump_held=jump)
+        held = jump
+        sim_step(sim, inp)
+        compiled.step(inp)
+        if sim.player_dead or sim.goal_reached:
+            break
+    # The flights played in the air were compared too.
+    assert in_the_air >= 20
+
+
+@pytest.mark.parametrize("seed", [10022, 10062])
+def test_flights_of_thrown_players_read_alike_on_both_engines(seed):
+    # Players thrown into the air at random over an expert stage with red
+    # springs, fast up (as a spring throws) or down, high over ground or
+    # low, then holding random buttons: both engines read the same
+    # flights, each within its own limits (192 px below where it starts,
+    # FLIGHT_FRAMES frames from it).
+    rng = np.random.default_rng(seed)
+    stage = generate_stage(seed, "expert")
+    compared = 0
+    for _ in range(12):
+        sim = settled(stage)
+        place(sim, float(rng.uniform(300, stage.width - 600)), float(rng.uniform(100, 650)),
+              on_ground=False, x_vel=float(rng.uniform(-3, 8)), y_vel=float(rng.uniform(-16, 4)),
+              jumping=bool(rng.random() < 0.5), is_rolling=bool(rng.random() < 0.5),
+              facing_right=True)
+        sim.player.state = PlayerState.AIRBORNE
+        compiled = CompiledSim(sim)
+        held = False
+        for frame in range(150):
+            if frame % 3 == 0:
+                left, right, jump = _BUTTONS[rng.choice(len(_BUTTONS), p=_WEIGHTS)]
+            np.testing.assert_array_equal(compiled.observe("landing"),
+                                          extract_landing_observation(sim),
+                                          err_msg=f"frame {frame}")
+            compared += 1
+            inp = InputState(left=left, right=right, jump_pressed=jump and not held,
+                             jump_held=jump)
+            held = jump
+            sim_step(sim, inp)
+            compiled.step(inp)
+            if sim.player_dead or sim.goal_reached or sim.player.physics.on_ground:
+                break
+    assert compared >= 300
+
+
+def test_a_flight_longer_than_the_horizon_is_seen_to_land_once_within_it():
+    # Thrown up at 9 px a frame from 150 px over the floor, holding right:
+    # the flight comes down 97 frames later, one past the FLIGHT_FRAMES a
+    # flight is followed for, so it reads 0; a frame later it lands within
+    # them and reads 1, until the player has risen more than 192 px over
+    # the floor (the depth a flight may come down to): both limits count
+    # from each frame's own player.
+    sim = settled(pit_stage(600, 700))
+    place(sim, 300.0, STAND_Y - 150, on_ground=False, x_vel=1.0, y_vel=-9.0,
+          facing_right=True)
+    sim.player.state = PlayerState.AIRBORNE
+    compiled = CompiledSim(sim)
+    hop = []
+    for frame in range(12):
+        readable = extract_landing_observation(sim)
+        np.testing.assert_array_equal(compiled.observe("landing"), readable,
+                                      err_msg=f"frame {frame}")
+        hop.append(float(readable[LANDING_NAMES.index("hop_lands")]))
+        inp = InputState(right=True)
+        sim_step(sim, inp)
+        compiled.step(inp)
+    assert hop[0] == 0.0 and 1.0 in hop[1:5] and hop[-1] == 0.0
