@@ -55,6 +55,7 @@ from speednik.engine.lowering import (
 )
 from speednik.engine.objects import enemy_gone, enemy_position
 from speednik.engine.terrain import (
+    _cell,
     cast_down,
     cast_left,
     cast_right,
@@ -114,7 +115,7 @@ from speednik.engine.player import (
     radii,
 )
 from speednik.player import FLOOR_MODE
-from speednik.terrain import _PAD as PAD, DOWN, LEFT, NO_HIT, RIGHT, UP
+from speednik.terrain import DOWN, LEFT, NO_HIT, RIGHT, UP
 
 GROUND_NEAR, GROUND_MID, GROUND_FAR = GROUND_AHEAD
 
@@ -209,7 +210,6 @@ def ray(st, direction, x, y, layer, reach):
     Tiles are visited along their padded layer (`lowering`) by a stride,
     so no tile costs a division."""
     ints = st.ints
-    pw = ints[I_PW]
     w = width_tiles(st)
     if direction & 1:
         lane = y >> 4
@@ -217,7 +217,7 @@ def ray(st, direction, x, y, layer, reach):
             return reach + 1, 0
         along = x
         n = w
-        cell0 = ints[I_CELLS + layer] + (lane + PAD) * pw + PAD
+        cell0 = ints[I_CELLS + layer] + _cell(ints, 0, lane)
         stride = 1
     else:
         lane = x >> 4
@@ -225,8 +225,8 @@ def ray(st, direction, x, y, layer, reach):
             return reach + 1, 0
         along = y
         n = height_tiles(st)
-        cell0 = ints[I_CELLS + layer] + PAD * pw + lane + PAD
-        stride = pw
+        cell0 = ints[I_CELLS + layer] + _cell(ints, lane, 0)
+        stride = ints[I_PW]
     if direction < UP:
         low = 0
         high = n - 1
