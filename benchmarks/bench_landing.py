@@ -1,13 +1,14 @@
-"""What the `landing` and `room` observations cost beside `pits`, on
-expert stages.
+"""What the `landing`, `room` and `footing` observations cost beside
+`pits`, on expert stages.
 
 A hand-set linear policy (run right; jump when a pit starts within a
 column) plays the 50 expert validation stages `gen:expert:10000-10049` on
-the compiled engine, one thread, over `pits`, over `landing` and over
-`room`, with zero weights on the values the last two add: all choose
-the same actions, so they play the same frames and the difference is the
-observation alone (the flights played near pits, and the ground scanned
-past their landings). Prints frames per second for each, best of three,
+the compiled engine, one thread, over `pits`, `landing`, `room` and
+`footing`, with zero weights on the values the last three add: all
+choose the same actions, so they play the same frames and the
+difference is the observation alone (the flights played near pits, the
+ground scanned past their landings, and for `footing` flights played
+near spikes too, followed deeper and longer). Prints frames per second for each, best of three,
 and their ratios, taken in this one run.
 Nothing is asserted.
 """
@@ -64,6 +65,7 @@ def main() -> None:
     pits, pits_frames = rate(stages, "pits")
     landing, landing_frames = rate(stages, "landing")
     room, room_frames = rate(stages, "room")
+    footing, footing_frames = rate(stages, "footing")
     print(f"== {STAGES}, a hand-set pit-jumping linear policy, compiled, 1 thread, "
           f"best of {REPEATS}")
     print(f"pits     {pits:>12,.0f} frames/s   ({pits_frames:,} frames)")
@@ -71,8 +73,11 @@ def main() -> None:
           f"the same frames: {landing_frames == pits_frames})")
     print(f"room     {room:>12,.0f} frames/s   ({room_frames:,} frames; "
           f"the same frames: {room_frames == pits_frames})")
+    print(f"footing  {footing:>12,.0f} frames/s   ({footing_frames:,} frames; "
+          f"the same frames: {footing_frames == pits_frames})")
     print(f"landing costs {pits / landing:.2f}x the time of pits per frame, "
-          f"room {pits / room:.2f}x ({landing / room:.3f}x landing's)")
+          f"room {pits / room:.2f}x ({landing / room:.3f}x landing's), "
+          f"footing {pits / footing:.2f}x ({landing / footing:.3f}x landing's)")
 
 
 if __name__ == "__main__":

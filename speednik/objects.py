@@ -152,6 +152,25 @@ def kill_player(sim, cause: str, events: list) -> None:
     events.append(DeathEvent(cause))
 
 
+def _object_index(stage) -> ObjectIndex:
+    try:
+        return stage.object_index
+    except AttributeError:          # its first use on this stage
+        return stage.derive("object_index", ObjectIndex)
+
+
+def touches_spikes(stage, p) -> bool:
+    """Whether the player's box (physics p) overlaps spikes, as `interact`
+    tests it."""
+    wr, hr = radii(p)
+    px0, px1 = p.x - wr, p.x + wr
+    py0, py1 = p.y - hr, p.y + hr
+    for kind, _, x0, y0, x1, y1 in _object_index(stage).near(p.x):
+        if kind == SPIKES and not (px1 < x0 or px0 > x1 or py1 < y0 or py0 > y1):
+            return True
+    return False
+
+
 def interact(sim, prev_x: float, events: list) -> None:
     """Everything the player touches this frame, in index order."""
     player = sim.player
@@ -160,11 +179,7 @@ def interact(sim, prev_x: float, events: list) -> None:
     px0, px1 = p.x - wr, p.x + wr
     py0, py1 = p.y - hr, p.y + hr
     stage = sim.stage
-    try:
-        index = stage.object_index
-    except AttributeError:          # its first use on this stage
-        index = stage.derive("object_index", ObjectIndex)
-    for kind, i, x0, y0, x1, y1 in index.near(p.x):
+    for kind, i, x0, y0, x1, y1 in _object_index(stage).near(p.x):
         if kind == SWITCH:
             if y0 <= p.y <= y1:
                 if prev_x < x0 <= p.x:

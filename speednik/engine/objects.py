@@ -159,18 +159,41 @@ def kill_player(s, cause, ev, n):
 
 
 @frame_jit
+def _index_column(st, x):
+    """The object index's column of x, clamped to the stage."""
+    c = int(x) >> COLUMN_SHIFT
+    last = st.ints[I_NUM_COLUMNS] - 1
+    return 0 if c < 0 else (last if c > last else c)
+
+
+@frame_jit
+def touches_spikes(st, f, s):
+    """`speednik.objects.touches_spikes`."""
+    ints, floats = st.ints, st.floats
+    wr, hr = radii(s)
+    px0, px1 = f[F_X] - wr, f[F_X] + wr
+    py0, py1 = f[F_Y] - hr, f[F_Y] + hr
+    c = _index_column(st, f[F_X])
+    starts = ints[I_COLUMN_START]
+    kinds, boxes = ints[I_O_KIND], ints[I_O_BOX]
+    for j in range(ints[starts + c], ints[starts + c + 1]):
+        if ints[kinds + j] != SPIKES:
+            continue
+        b = boxes + 4 * j
+        if not (px1 < floats[b] or px0 > floats[b + 2] or py1 < floats[b + 1]
+                or py0 > floats[b + 3]):
+            return True
+    return False
+
+
+@frame_jit
 def interact(st, f, s, gone, frame, prev_x, ev, n):
     """Everything the player touches this frame, in index order."""
     ints, floats = st.ints, st.floats
     wr, hr = radii(s)
     px0, px1 = f[F_X] - wr, f[F_X] + wr
     py0, py1 = f[F_Y] - hr, f[F_Y] + hr
-    c = int(f[F_X]) >> COLUMN_SHIFT
-    last = ints[I_NUM_COLUMNS] - 1
-    if c < 0:
-        c = 0
-    elif c > last:
-        c = last
+    c = _index_column(st, f[F_X])
     starts = ints[I_COLUMN_START]
     kinds, indices, boxes = ints[I_O_KIND], ints[I_O_INDEX], ints[I_O_BOX]
     for j in range(ints[starts + c], ints[starts + c + 1]):

@@ -53,7 +53,7 @@ from speednik.engine.lowering import (
     I_WIDTH,
     spring_count,
 )
-from speednik.engine.objects import enemy_gone, enemy_position
+from speednik.engine.objects import enemy_gone, enemy_position, touches_spikes
 from speednik.engine.terrain import (
     _cell,
     cast_down,
@@ -72,6 +72,7 @@ from speednik.constants import (
 )
 from speednik.observation.basic import _INV_SPEED, _INV_TIME, BASIC_VALUES
 from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
+from speednik.observation.footing import FOOTING_FRAMES, FOOTING_VALUES, SPIKES_BEHIND
 from speednik.observation.landing import FLIGHT_FRAMES, LANDING_VALUES, LATER, PREDICT_BELOW
 from speednik.observation.lookahead import (
     _INV_SPRING_REACH,
@@ -85,6 +86,7 @@ from speednik.observation.pits import (
     _INV_PIT_REACH,
     PIT_COLUMNS,
     PIT_DEPTH,
+    PIT_REACH,
     PIT_STEP,
     PITS_VALUES,
 )
@@ -130,6 +132,7 @@ OBS_LOOKAHEAD = get_observation("lookahead").compiled_kind
 OBS_PITS = get_observation("pits").compiled_kind
 OBS_LANDING = get_observation("landing").compiled_kind
 OBS_ROOM = get_observation("room").compiled_kind
+OBS_FOOTING = get_observation("footing").compiled_kind
 
 # Where each value is written: each observation extends the one before
 # it, so a value sits at the same place in every observation that has it.
@@ -155,6 +158,8 @@ SPRING_AHEAD_NEAR, WALL_AHEAD_HEIGHT, CEILING_AHEAD_AT, GROUND_AHEAD_FARTHER, \
 PIT_AHEAD_DX, JUMP_HELD, JUMP_READY = (index_of(PITS_VALUES, n) for n in (
     "pit_ahead_dx", "jump_held", "jump_ready"))
 FULL_LANDS = index_of(LANDING_VALUES, "full_lands")
+# "footing" writes its values where "landing" writes its own.
+assert index_of(FOOTING_VALUES, "full_footing") == FULL_LANDS
 FULL_ROOM = index_of(ROOM_VALUES, "full_room")
 # The landing values and, for "room", the two rooms after them.
 assert FULL_ROOM == FULL_LANDS + 5
@@ -197,7 +202,7 @@ def observe(kind, st, f, s, gone, out, flights):
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
     if kind >= OBS_LANDING:
-        landing_values(st, f, s, out, flights, kind >= OBS_ROOM)
+        landing_values(st, f, s, out, flights, kind == OBS_ROOM, kind == OBS_FOOTING)
 
 
 # -- terrain probes -----------------------------------------------------------
@@ -578,28 +583,47 @@ def _flying(s):
 
 
 @frame_jit
-def flight_lands(st, f0, s0, left, right, jump, f, s):
+def flight_lands(st, f0, s0, left, right, jump, f, s, footing):
     """Whether `speednik.observation.landing.flight` comes down on ground
-    (1.0) or not (0.0), with no frames of running first, played on f and s
-    (copies of the player's f0 and s0), for a player neither charging a
-    spindash nor dead (`landing_values` reads 0 for those without
-    playing). A landed player is left in f and s."""
+    (1.0) or not (0.0), by the rule of "landing" or, with footing, of
+    "footing" (any depth, FOOTING_FRAMES, spikes a fall), with no frames
+    of running first, played on f and s (copies of the player's f0 and
+    s0), for a player neither charging a spindash nor dead
+    (`landing_values` reads 0 for those without playing). A landed player
+    is left in f and s."""
     for i in range(len(f0)):
         f[i] = f0[i]
     for i in range(len(s0)):
         s[i] = s0[i]
-    deepest = f[F_Y] + radii(s)[1] + PIT_DEPTH
+    deepest = f[F_Y] + radii(s)[1] + (math.inf if footing else PIT_DEPTH)
+    frames = FOOTING_FRAMES if footing else FLIGHT_FRAMES
     bottom = st.ints[I_HEIGHT]
     if not _flying(s):
         _ground_frame(st, f, s, left, right, True, False)
-    for _ in range(FLIGHT_FRAMES):
+        if footing and touches_spikes(st, f, s):
+            return 0.0
+    for _ in range(frames):
         hr = radii(s)[1]
         if f[F_Y] + hr > deepest or f[F_Y] - hr > bottom:
             return 0.0
         if s[S_ON_GROUND]:
             return 1.0
         _air_frame(st, f, s, left, right, jump)
+        if footing and touches_spikes(st, f, s):
+            return 0.0
     return 1.0 if s[S_ON_GROUND] and f[F_Y] + radii(s)[1] <= deepest else 0.0
+
+
+@frame_jit
+def spikes_in_view(st, f):
+    """`speednik.observation.footing.spikes_in_view`."""
+    n = st.ints[I_NUM_SPIKES]
+    if n == 0:
+        return False
+    xs = st.ints[I_SPIKE_X]
+    x = f[F_X]
+    return (_search_right(st.floats, xs, n, x + PIT_REACH)
+            > _search_left(st.floats, xs, n, x - SPIKES_BEHIND))
 
 
 # A flight reads (and writes) only the player's position, speeds and rev
@@ -648,20 +672,21 @@ def room_ahead(st, f, s):
 
 
 @frame_jit
-def _flight_room(st, f0, s0, left, right, jump, f, s, room):
+def _flight_room(st, f0, s0, left, right, jump, f, s, room, footing):
     """(lands, room) of one plan from f0, s0; room 0.0 unless asked for
     and the flight lands."""
-    lands = flight_lands(st, f0, s0, left, right, jump, f, s)
+    lands = flight_lands(st, f0, s0, left, right, jump, f, s, footing)
     if room and lands != 0.0:
         return lands, room_ahead(st, f, s)
     return lands, 0.0
 
 
 @frame_jit
-def landing_values(st, f, s, out, flights, room):
+def landing_values(st, f, s, out, flights, room, footing):
     """`speednik.observation.landing.landing_values` into out[FULL_LANDS:+5],
     after the pit probes, and with room
-    `speednik.observation.room.room_values` into out[FULL_LANDS:+7].
+    `speednik.observation.room.room_values` into out[FULL_LANDS:+7]; with
+    footing, `speednik.observation.footing.footing_values` instead.
 
     A flight is a function of the player's state alone (the terrain does
     not change), so when this frame's player is the one last frame's
@@ -671,7 +696,7 @@ def landing_values(st, f, s, out, flights, room):
     fly_f, fly_s, run_f, run_s, memo = flights
     k = FULL_LANDS
     n = 7 if room else 5
-    if out[PIT_AHEAD_DX] >= PREDICT_BELOW:
+    if out[PIT_AHEAD_DX] >= PREDICT_BELOW and not (footing and spikes_in_view(st, f)):
         for i in range(n):
             out[k + i] = 1.0
         return
@@ -681,23 +706,27 @@ def landing_values(st, f, s, out, flights, room):
             out[k + i] = 0.0
         return
     flying = _flying(s)
-    # memo[0]: 0 nothing kept, 1 the lands values, 2 the rooms too.
-    wanted = 2.0 if room else 1.0
-    if not flying and memo[0] >= wanted and _is_run_state(f, s, run_f, run_s):
+    # memo[0]: 0 nothing kept, 1 the lands values, 2 the rooms too, -1
+    # the values of "footing" (another rule: kept for "footing" alone).
+    wanted = -1.0 if footing else (2.0 if room else 1.0)
+    kept = memo[0] == wanted if footing else memo[0] >= wanted
+    if not flying and kept and _is_run_state(f, s, run_f, run_s):
         full = memo[1]
         hop = memo[2]
         full_room = memo[3]
         hop_room = memo[4]
     else:
-        hop, hop_room = _flight_room(st, f, s, False, True, False, fly_f, fly_s, room)
+        hop, hop_room = _flight_room(st, f, s, False, True, False, fly_f, fly_s, room,
+                                     footing)
         if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
             full = hop
             full_room = hop_room
         else:
-            full, full_room = _flight_room(st, f, s, False, True, True, fly_f, fly_s, room)
+            full, full_room = _flight_room(st, f, s, False, True, True, fly_f, fly_s, room,
+                                           footing)
     out[k] = full
     out[k + 1] = hop
-    out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s)
+    out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s, footing)
     if room:
         out[k + 5] = full_room
         out[k + 6] = hop_room
@@ -713,8 +742,10 @@ def landing_values(st, f, s, out, flights, room):
         if _flying(run_s):
             break
         _ground_frame(st, run_f, run_s, False, True, False, False)
-    out[k + 3], memo[3] = _flight_room(st, run_f, run_s, False, True, True, fly_f, fly_s, room)
-    out[k + 4], memo[4] = _flight_room(st, run_f, run_s, False, True, False, fly_f, fly_s, room)
+    out[k + 3], memo[3] = _flight_room(st, run_f, run_s, False, True, True, fly_f, fly_s, room,
+                                       footing)
+    out[k + 4], memo[4] = _flight_room(st, run_f, run_s, False, True, False, fly_f, fly_s, room,
+                                       footing)
     memo[0] = wanted
     memo[1] = out[k + 3]
     memo[2] = out[k + 4]

@@ -1,6 +1,7 @@
 """Observations: what an agent sees of a simulation, as float32 vectors.
 
-One module per observation, each extending the one before it:
+One module per observation, each extending the one before it (`footing`
+extends `pits`, as `landing` does):
 
 - `basic` (12 values): position, velocity, ground state, angle, progress
   and time;
@@ -21,7 +22,10 @@ One module per observation, each extending the one before it:
   from now come down on ground, and the first two a frame later (the
   player's flight played forward against the terrain);
 - `room` (62): landing plus how much ground lies ahead of where a full
-  jump and a hop come down, before the next pit.
+  jump and a hop come down, before the next pit;
+- `footing` (60): pits plus the flights of landing judged by a rule that
+  sees further: ground at any depth, for as long as a red spring throws,
+  and not onto spikes.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -37,6 +41,12 @@ from speednik.observation.basic import (
     TIME_NORM,
     basic_values,
     extract_observation,
+)
+from speednik.observation.footing import (
+    FOOTING_NAMES,
+    FOOTING_OBS_DIM,
+    FOOTING_VALUES,
+    extract_footing_observation,
 )
 from speednik.observation.hazards import (
     HAZARD_NAMES,
@@ -102,7 +112,8 @@ __all__ = [
     "LOOKAHEAD_VALUES", "extract_lookahead_observation", "PITS_NAMES", "PITS_OBS_DIM",
     "PITS_VALUES", "extract_pits_observation", "LANDING_NAMES", "LANDING_OBS_DIM",
     "LANDING_VALUES", "extract_landing_observation", "ROOM_NAMES", "ROOM_OBS_DIM",
-    "ROOM_VALUES", "extract_room_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "ROOM_VALUES", "extract_room_observation", "FOOTING_NAMES", "FOOTING_OBS_DIM",
+    "FOOTING_VALUES", "extract_footing_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

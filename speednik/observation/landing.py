@@ -42,11 +42,15 @@ frame a full jump still makes it: the widest jump there is.
 """
 from __future__ import annotations
 
+import math
+
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from speednik.constants import JUMP_RELEASE_SPEED
+from speednik.objects import touches_spikes
 from speednik.observation.basic import F32
 from speednik.observation.pits import PIT_DEPTH, PIT_REACH, PIT_STEP, PITS_VALUES
 from speednik.observation.pits import extract_pits_observation as _pits
@@ -69,6 +73,21 @@ FULL, HOP, BRAKE = PLANS = ((False, True, True), (False, True, False), (True, Fa
 LATER = 1
 _RUN = InputState(right=True)
 
+
+@dataclass(frozen=True, slots=True)
+class FlightRule:
+    """When a flight counts as coming down on ground: within `frames`
+    frames, and at most `depth` px below the feet it took off from (None:
+    at any depth above the stage's bottom); with `spikes`, touching spikes
+    from the jump on is a fall."""
+
+    frames: int
+    depth: float | None
+    spikes: bool
+
+
+LANDING_RULE = FlightRule(FLIGHT_FRAMES, PIT_DEPTH, False)
+
 LANDING_VALUES: tuple[Value, ...] = PITS_VALUES + (
     Value("full_lands", 0.0, 1.0), Value("hop_lands", 0.0, 1.0),
     Value("brake_lands", 0.0, 1.0), Value("full_lands_later", 0.0, 1.0),
@@ -83,50 +102,57 @@ def _flying(player) -> bool:
     return player.state == PlayerState.AIRBORNE or player.state == PlayerState.HURT
 
 
-def flight(sim: SimState, left: bool, right: bool, jump: bool, delay: int = 0):
+def flight(sim: SimState, left: bool, right: bool, jump: bool, delay: int = 0,
+           rule: FlightRule = LANDING_RULE):
     """The player after holding these buttons from now (a jump pressed now
     on the ground, or after `delay` frames of running right), on the frame
     it comes down on ground; None when it falls into a pit, off the stage,
-    or flies on for longer than FLIGHT_FRAMES."""
+    or (as `rule` says) too deep, for too long or onto spikes."""
     player = sim.player.copy()
     p = player.physics
-    tiles = sim.stage.tiles
+    stage = sim.stage
+    tiles = stage.tiles
     if player.state == PlayerState.SPINDASH or player.state == PlayerState.DEAD:
         return None
     for _ in range(delay):
         if _flying(player):
             break
         _ground_frame(player, p, _RUN, tiles)
-    deepest = p.y + radii(p)[1] + PIT_DEPTH
-    bottom = sim.stage.height
+    deepest = p.y + radii(p)[1] + (math.inf if rule.depth is None else rule.depth)
+    bottom = stage.height
     if not _flying(player):
         _ground_frame(player, p, InputState(left=left, right=right, jump_pressed=True,
                                             jump_held=jump), tiles)
+        if rule.spikes and touches_spikes(stage, p):
+            return None
     held = InputState(left=left, right=right, jump_held=jump)
-    for _ in range(FLIGHT_FRAMES):
+    for _ in range(rule.frames):
         feet = p.y + radii(p)[1]
         if feet > deepest or p.y - radii(p)[1] > bottom:
             return None
         if p.on_ground:
             return player
         _air_frame(player, p, held, tiles)
+        if rule.spikes and touches_spikes(stage, p):
+            return None
     return player if p.on_ground and p.y + radii(p)[1] <= deepest else None
 
 
-def plan_flights(sim: SimState) -> tuple:
-    """The landed players (`flight`, None for a fall) of the five plans,
-    in the order of the values, with a pit in view."""
-    hop = flight(sim, *HOP)
+def plan_flights(sim: SimState, rule: FlightRule = LANDING_RULE) -> tuple:
+    """The landed players (`flight` under `rule`, None for a fall) of the
+    five plans, in the order of the values."""
+    hop = flight(sim, *HOP, rule=rule)
     p = sim.player.physics
     flying = _flying(sim.player)
     # Holding jump changes a flight only while a jump still rises faster
     # than a let-go jump may.
     full = (hop if flying and not (p.jumping and p.y_vel < JUMP_RELEASE_SPEED)
-            else flight(sim, *FULL))
-    brake = flight(sim, *BRAKE)
+            else flight(sim, *FULL, rule=rule))
+    brake = flight(sim, *BRAKE, rule=rule)
     if flying:
         return full, hop, brake, full, hop
-    return full, hop, brake, flight(sim, *FULL, LATER), flight(sim, *HOP, LATER)
+    return (full, hop, brake, flight(sim, *FULL, LATER, rule=rule),
+            flight(sim, *HOP, LATER, rule=rule))
 
 
 def landing_values(sim: SimState, pit_ahead_dx: float) -> list[float]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from speednik.observation.basic import BASIC_VALUES, extract_observation
+from speednik.observation.footing import FOOTING_VALUES, extract_footing_observation
 from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observation
 from speednik.observation.landing import LANDING_VALUES, extract_landing_observation
 from speednik.observation.lookahead import LOOKAHEAD_VALUES, extract_lookahead_observation
@@ -94,6 +95,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "landing plus how much ground lies ahead of where a full jump and a hop come "
         "down, before the next pit: a jump taken in time from one taken too late",
         compiled_kind=7),
+    "footing": ObservationEncoder(
+        "footing", FOOTING_VALUES, extract_footing_observation,
+        "pits plus whether the flights of landing come down on ground the player can "
+        "stand on: at any depth, for as long as a red spring throws, and not onto spikes",
+        compiled_kind=8),
 }
 DEFAULT_OBSERVATION = "basic"
 
