@@ -1,5 +1,5 @@
-"""The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing" and "room"
-observations (`speednik.observation`), compiled: written into a float32 array instead
+"""The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room" and
+"footing" observations (`speednik.observation`), compiled: written into a float32 array instead
 of returned."""
 from __future__ import annotations
 
