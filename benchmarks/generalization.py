@@ -6,6 +6,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --short         a few generations (make bench)
     python benchmarks/generalization.py --variant room     the recipe over "room"
     python benchmarks/generalization.py --variant repeat-2 the recipe deciding every other frame
+    python benchmarks/generalization.py --variant footing  ... step 0.15, mean validated, "footing"
     python benchmarks/generalization.py --variant failures-64  the recipe before: 64 expert stages
     python benchmarks/generalization.py --variant uniform  before that: stages drawn alike
     python benchmarks/generalization.py --variant pits  ... and before: linear, over "pits"
@@ -94,6 +95,13 @@ REPEAT_2 = [*({"560000000": "700000000", "450": "800"}.get(a, a) for a in RECIPE
 # run of 1,112 weights (0.5 to 0.37 in 500 generations), so the first
 # is the step of the whole run.
 REPEAT_2_SIGMA = [{"0.5": "0.3"}.get(a, a) for a in REPEAT_2]
+# A smaller first step still, with CMA-ES's mean among the validation
+# candidates (every sample carries the step's noise on all weights).
+SIGMA_15_MEAN = [*({"0.3": "0.15"}.get(a, a) for a in REPEAT_2_SIGMA),
+                 "--cma-validate-mean", "1"]
+# The same over "footing": flights judged past a red spring's arc, at any
+# depth, and spikes touched counted as a fall.
+FOOTING = ["footing" if a == "landing" else a for a in SIGMA_15_MEAN]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -122,6 +130,8 @@ VARIANTS = {
     "sep-cmaes": SEP_CMAES,
     "repeat-2": REPEAT_2,
     "repeat-2-sigma": REPEAT_2_SIGMA,
+    "sigma-0.15-mean": SIGMA_15_MEAN,
+    "footing": FOOTING,
     "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
