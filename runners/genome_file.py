@@ -67,6 +67,10 @@ class GenomeRecord:
     results: dict[str, Any] = field(default_factory=dict)
     fitness_stages: tuple[str, ...] | None = None
     held_out: dict[str, Any] | None = None
+    # Chosen on validation stages: which candidate it was ("hall of fame",
+    # "recommendation", "strategy candidate") and the generation it was
+    # chosen in; None for a run without validation.
+    chosen: dict[str, Any] | None = None
     # What the genome is (family, observation, settings); None: linear.
     policy_spec: Policy | None = None
 
@@ -218,6 +222,11 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
     if held_out is not None and not isinstance(held_out, dict):
         raise bad(f"'held_out' is a {type(held_out).__name__}",
                   "accepted: an object of held-out results, or no such key")
+    chosen = data.get("chosen")
+    if chosen is not None and not isinstance(chosen, dict):
+        raise bad(f"'chosen' is a {type(chosen).__name__}",
+                  "accepted: an object saying which validation candidate the genome was, "
+                  "or no such key")
     return GenomeRecord(
         path=path, genome=genome, observation=encoder.name,
         stages=tuple(locate_stage(s, path.parent) for s in stages),
@@ -227,7 +236,7 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
         seed=seed if _is_whole(seed) else None, results=results,
         fitness_stages=(None if fitness_stages is None
                         else tuple(locate_stage(s, path.parent) for s in fitness_stages)),
-        held_out=held_out, policy_spec=policy)
+        held_out=held_out, chosen=chosen, policy_spec=policy)
 
 
 def _is_number(v: object) -> bool:
@@ -253,7 +262,7 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
                       stages: list[str], max_steps: int, stall_frames: int | None,
                       action_repeat: int = 1, fitness: float, generation: int, seed: int,
                       results: dict[str, Any], held_out: dict | None = None,
-                      policy: Policy | None = None) -> None:
+                      policy: Policy | None = None, chosen: dict | None = None) -> None:
     """Write a genome file atomically, in the format `load_genome_file`
     reads."""
     encoder = get_observation(observation)
@@ -277,4 +286,5 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
         # each generation drew some of them.
         "fitness_stages": list(results),
         **({"held_out": held_out} if held_out is not None else {}),
+        **({"chosen": chosen} if chosen is not None else {}),
     })

@@ -312,7 +312,9 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         print(f"genome {record.path}: {record.observation} observation, "
               f"{record.genome.size} numbers"
               + (f", found in generation {record.generation}" if record.generation is not None else "")
-              + (f" of a run with seed {record.seed}" if record.seed is not None else ""))
+              + (f" of a run with seed {record.seed}" if record.seed is not None else "")
+              + (f"; chosen on validation stages in generation {record.chosen.get('generation')}"
+                 f" ({record.chosen.get('candidate')})" if record.chosen else ""))
     else:
         print(f"agent {args.agent}")
     print(f"max_steps {max_steps}, stall_frames {stall}"

@@ -152,7 +152,8 @@ class RunFiles(Reporter):
         best, fitness, summary = run.best(run.gen)
         found = next((r["gen"] for r in run.logbook if r["max"] >= fitness), run.gen)
         write_best(self.run_dir, run.config, best, fitness, summary, found,
-                   self.held_out.known(best))
+                   self.held_out.known(best),
+                   None if run.validation is None else run.validation.origin())
         keep = list(run.population) + list(run.hall_of_fame)
         known = run.evaluations.known
         summaries = {np.asarray(k).tobytes(): known[np.asarray(k).tobytes()] for k in keep}

@@ -58,6 +58,10 @@ class GenomeChooser(Protocol):
 
     chosen: tuple | None
 
+    def origin(self) -> dict | None:
+        """Which candidate `chosen` was, and the generation it was chosen
+        in; None before any choice."""
+
 
 @dataclass(frozen=True)
 class Finished:

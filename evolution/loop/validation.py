@@ -7,8 +7,9 @@ of fame, the strategy's recommendation, the strategy's own candidates
 (CMA-ES's mean with --cma-validate-mean 1), and the genome chosen so far) are
 played on the validation stages, and the one that completes the most of
 them (then: with the highest mean reward there; then: the earlier
-candidate) becomes the run's genome: best.json holds it and the held-out
-test plays it. Validation never reaches the search: no fitness, no
+candidate) becomes the run's genome: best.json holds it, with which
+candidate it was and the generation it was chosen in ("chosen"), and
+the held-out test plays it. Validation never reaches the search: no fitness, no
 selection and no random number depends on it, so a run evolves the same
 with or without it.
 """
@@ -22,15 +23,24 @@ from evolution.config import EvolutionConfig
 from evolution.loop.evaluate import GenomeEvaluator
 from evolution.loop.run_state import Reporter, RunState
 
+# What a chosen genome was among the validation candidates.
+HALL_OF_FAME = "hall of fame"
+RECOMMENDATION = "recommendation"
+# A strategy's own candidates: CMA-ES's mean with --cma-validate-mean 1.
+STRATEGY_CANDIDATE = "strategy candidate"
+UNKNOWN = "unknown"
+
 
 class Validation(Reporter):
     def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator) -> None:
         self.config = config
         self.evaluator = evaluator
         self.stages = config.validation_stage_names()
-        # The chosen genome, its training fitness and summary, and its
-        # validation result (goals, mean reward, mean progress).
-        self.chosen: tuple[np.ndarray, float, dict, tuple[int, float, float]] | None = None
+        # The chosen genome, its training fitness and summary, its
+        # validation result (goals, mean reward, mean progress), and where
+        # it came from: {"candidate": HALL_OF_FAME, RECOMMENDATION or
+        # STRATEGY_CANDIDATE, "generation": the one it was chosen in}.
+        self.chosen: tuple[np.ndarray, float, dict, tuple[int, float, float], dict] | None = None
 
     def active(self) -> bool:
         return bool(self.stages)
@@ -43,45 +53,54 @@ class Validation(Reporter):
         candidates = self._candidates(run, gen)
         scores = self.evaluator([c[0] for c in candidates], self.stages)
         best = None
-        for (genome, fitness, summary), (reward, result) in zip(candidates, scores):
+        for (genome, fitness, summary, origin), (reward, result) in zip(candidates, scores):
             goals = sum(1 for r in result["results"].values()
                         if r["metrics"]["goal_reached"])
             key = (goals, float(reward), float(result["progress"]))
             if best is None or key[:2] > best[3][:2]:
-                best = (np.array(genome, dtype=np.float64), fitness, summary, key)
+                best = (np.array(genome, dtype=np.float64), fitness, summary, key, origin)
         self.chosen = best
         return {"val_goals": best[3][0], "val_progress": best[3][2]}
 
-    def _candidates(self, run: RunState, gen: int) -> list[tuple[Any, float, dict]]:
-        """The genome chosen so far first, then the hall of fame in order,
-        then the strategy's recommendation and its other candidates (CMA-ES's
-        mean, when asked for); each genome once."""
-        out: list[tuple[Any, float, dict]] = []
+    def _candidates(self, run: RunState, gen: int) -> list[tuple[Any, float, dict, dict]]:
+        """The genome chosen so far first (with where it came from), then
+        the hall of fame in order, then the strategy's recommendation and
+        its other candidates (CMA-ES's mean, when asked for); each genome
+        once."""
+        out: list[tuple[Any, float, dict, dict]] = []
         seen: set[bytes] = set()
 
-        def add(genome, fitness: float, summary: dict) -> None:
+        def add(genome, fitness: float, summary: dict, origin: dict) -> None:
             key = np.asarray(genome, dtype=np.float64).tobytes()
             if key not in seen:
                 seen.add(key)
-                out.append((genome, fitness, summary))
+                out.append((genome, fitness, summary, origin))
+
+        def new(candidate: str) -> dict:
+            return {"candidate": candidate, "generation": gen}
 
         if self.chosen is not None:
-            add(*self.chosen[:3])
+            add(*self.chosen[:3], self.chosen[4])
         for ind in run.hall_of_fame:
-            add(ind, ind.fitness.values[0], run.evaluations.summary(ind))
+            add(ind, ind.fitness.values[0], run.evaluations.summary(ind), new(HALL_OF_FAME))
         if run.strategy.recommend() is not None:
-            add(*run.recommended(gen))
+            add(*run.recommended(gen), new(RECOMMENDATION))
         for genome in run.strategy.candidates():
-            add(*run.scored(genome, gen))
+            add(*run.scored(genome, gen), new(STRATEGY_CANDIDATE))
         return out
+
+    def origin(self) -> dict | None:
+        """Which candidate the chosen genome was and the generation it was
+        chosen in; None before any validation."""
+        return None if self.chosen is None else dict(self.chosen[4])
 
     def state(self) -> dict | None:
         if self.chosen is None:
             return None
-        genome, fitness, summary, key = self.chosen
+        genome, fitness, summary, key, origin = self.chosen
         return {"arrays": {"validation_genome": genome},
                 "meta": {"validation": {"fitness": fitness, "summary": summary,
-                                       "key": list(key)}}}
+                                       "key": list(key), "origin": origin}}}
 
     def restore(self, state: dict | None) -> None:
         if not self.stages or state is None or "validation" not in state["meta"]:
@@ -89,5 +108,7 @@ class Validation(Reporter):
         meta = state["meta"]["validation"]
         genome = np.array(state["arrays"]["validation_genome"], dtype=np.float64)
         goals, reward, progress = meta["key"]
+        # Checkpoints written before the origin was kept do not know it.
+        origin = meta.get("origin", {"candidate": UNKNOWN, "generation": None})
         self.chosen = (genome, float(meta["fitness"]), meta["summary"],
-                       (int(goals), float(reward), float(progress)))
+                       (int(goals), float(reward), float(progress)), origin)

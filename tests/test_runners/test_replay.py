@@ -255,6 +255,7 @@ def _bad_files(record: dict) -> dict[str, tuple[object, str]]:
         "text-genome": (dict(record, genome="1 2 3"), "not a list of numbers"),
         "bad-max-steps": (dict(record, max_steps=0), "'max_steps' is 0"),
         "no-stages": (dict(record, stages=[]), "'stages' is []"),
+        "chosen-not-an-object": (dict(record, chosen="mean"), "'chosen' is a str"),
         "nested-too-deeply": ("[" * 100000 + "]" * 100000, "nested too deeply"),
         "thousands-of-digits": ('{"max_steps": ' + "9" * 5000 + "}", "4300 digits"),
     }

@@ -51,6 +51,8 @@ def test_validation_changes_only_the_genome_the_run_gives(tmp_path):
     assert [r["val_progress"] for r in read] == [
         float(r["val_progress"]) if r["val_progress"] else None for r in logged]
     assert "val_goals" not in read_logbook(tmp_path / "plain")[0]
+    # Only a validated run says which candidate its genome was.
+    assert "chosen" not in json.loads((tmp_path / "plain" / "best.json").read_text())
 
 
 def validation_key(genome) -> tuple[int, float]:
@@ -86,6 +88,48 @@ def test_a_validated_run_resumes_exactly(tmp_path):
     a = json.loads((tmp_path / "a" / "best.json").read_text())
     b = json.loads((tmp_path / "b" / "best.json").read_text())
     assert a["genome"] == b["genome"] and a["held_out"] == b["held_out"]
+    assert a["chosen"] == b["chosen"]
+
+
+@pytest.mark.parametrize("algorithm, options", [
+    ("ga", {}), ("cmaes", {"init_sigma": 0.5, "cma_validate_mean": 1})])
+def test_best_json_says_which_candidate_was_chosen_and_when(tmp_path, monkeypatch, capsys,
+                                                           algorithm, options):
+    # Every validation's candidates, recorded with the origin each was
+    # offered with: in the generation best.json names, its genome was
+    # offered as the candidate it names, and at every later validation it
+    # was offered first (the genome chosen so far) with that origin.
+    from evolution.loop import validation as validation_module
+    from runners.genome_file import load_genome_file
+
+    offered = []
+    choose = validation_module.Validation._candidates
+
+    def recording(self, run, gen):
+        out = choose(self, run, gen)
+        offered.append((gen, [(np.asarray(c[0], dtype=np.float64), c[3]) for c in out]))
+        return out
+
+    monkeypatch.setattr(validation_module.Validation, "_candidates", recording)
+    evolve(config(validation_stages=VALIDATION, algorithm=algorithm, options=options,
+                  generations=6), tmp_path / "run")
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    genome = np.asarray(best["genome"])
+    chosen = best["chosen"]
+    assert chosen["candidate"] in (validation_module.HALL_OF_FAME,
+                                   validation_module.STRATEGY_CANDIDATE)
+    at = {gen: cands for gen, cands in offered}
+    assert any(np.array_equal(g, genome) and origin == chosen
+               for g, origin in at[chosen["generation"]])
+    later = [cands for gen, cands in offered if gen > chosen["generation"]]
+    assert all(np.array_equal(cands[0][0], genome) and cands[0][1] == chosen for cands in later)
+    assert load_genome_file(tmp_path / "run" / "best.json").chosen == best["chosen"]
+    # The replay says it.
+    from runners import replay
+
+    assert replay.main([str(tmp_path / "run" / "best.json"), "--stage", "gen:easy:0"]) == 0
+    assert (f"chosen on validation stages in generation {chosen['generation']} "
+            f"({chosen['candidate']})") in capsys.readouterr().out
 
 
 def test_validation_stages_share_none_with_the_others():
