@@ -17,23 +17,17 @@ from speednik.observation import (
 from speednik.observation.footing import SPIKES_BEHIND, spikes_in_view
 from speednik.observation.landing import PLANS
 from speednik.observation.pits import PIT_REACH
-from speednik.physics import InputState
 from speednik.player import PlayerState
-from speednik.simulation import create_sim, sim_step
+from speednik.simulation import create_sim
 from speednik.stages import generate_stage
 from baseline_play import episodes_on_both_engines, play_plan, right_jumper, tails_within_bounds
+from random_play import play_both_engines, settled, throw_at_random
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, place
 
 STAND_Y = FLOOR_Y - 19.0
 RUNNING = dict(on_ground=True, ground_speed=6.0, x_vel=6.0, facing_right=True)
 # The game's outcome of each plan (`play_plan`), as a value reads it.
 READS = {"landed": 1.0, "fell": 0.0}
-
-
-def settled(stage):
-    sim = create_sim(stage)
-    sim_step(sim, InputState())
-    return sim
 
 
 def footing_at(stage, x: float, y: float, **physics):
@@ -118,12 +112,6 @@ def test_with_nothing_in_view_all_read_one_and_a_charging_spindash_zero():
     assert obs[-5:].tolist() == [0.0] * 5
 
 
-# (left, right, jump) a random player presses, mostly running right.
-_BUTTONS = ((False, True, False), (False, True, True), (True, False, False),
-            (False, False, True), (True, False, True))
-_WEIGHTS = (0.4, 0.3, 0.15, 0.1, 0.05)
-
-
 @pytest.mark.parametrize("seed, every", [(10058, 1), (10062, 2), (10175, 1), (10022, 3)])
 def test_random_play_over_expert_stages_reads_alike_on_both_engines(seed, every):
     # Stages with rows of spikes (10058, 10175) and red springs before
@@ -132,55 +120,33 @@ def test_random_play_over_expert_stages_reads_alike_on_both_engines(seed, every)
     # flight afresh.
     rng = np.random.default_rng(seed)
     sim = create_sim(generate_stage(seed, "expert"))
-    compiled = CompiledSim(sim)
-    held = False
-    for frame in range(1500):
+    compared = 0
+    for frame, compiled in play_both_engines(sim, rng, frames=1500, hold=every):
         if frame % every == 0:
             np.testing.assert_array_equal(compiled.observe("footing"),
                                           extract_footing_observation(sim),
                                           err_msg=f"frame {frame}")
-            left, right, jump = _BUTTONS[rng.choice(len(_BUTTONS), p=_WEIGHTS)]
-        inp = InputState(left=left, right=right, jump_pressed=jump and not held, jump_held=jump)
-        held = jump
-        sim_step(sim, inp)
-        compiled.step(inp)
-        if sim.player_dead or sim.goal_reached:
-            break
+            compared += 1
+    assert compared >= 100
 
 
 @pytest.mark.parametrize("seed", [10022, 10062, 10058])
 def test_flights_of_thrown_players_read_alike_on_both_engines(seed):
-    # Players thrown into the air at random, fast up (as a red spring
-    # throws) or down, high or low, then holding random buttons: both
-    # engines read the same flights, and footing tells apart some that
-    # landing reads alike.
+    # Players thrown into the air at random, then holding random buttons:
+    # both engines read the same flights, and footing tells apart some
+    # that landing reads alike.
     rng = np.random.default_rng(seed)
     stage = generate_stage(seed, "expert")
     compared = differ = 0
     for _ in range(12):
-        sim = settled(stage)
-        place(sim, float(rng.uniform(300, stage.width - 600)), float(rng.uniform(100, 650)),
-              on_ground=False, x_vel=float(rng.uniform(-3, 8)), y_vel=float(rng.uniform(-16, 4)),
-              jumping=bool(rng.random() < 0.5), is_rolling=bool(rng.random() < 0.5),
-              facing_right=True)
-        sim.player.state = PlayerState.AIRBORNE
-        compiled = CompiledSim(sim)
-        held = False
-        for frame in range(150):
-            if frame % 3 == 0:
-                left, right, jump = _BUTTONS[rng.choice(len(_BUTTONS), p=_WEIGHTS)]
+        sim = throw_at_random(stage, rng)
+        for frame, compiled in play_both_engines(sim, rng, frames=150, hold=3,
+                                                 until_landed=True):
             readable = extract_footing_observation(sim)
             np.testing.assert_array_equal(compiled.observe("footing"), readable,
                                           err_msg=f"frame {frame}")
             compared += 1
             differ += readable[-5:].tolist() != extract_landing_observation(sim)[-5:].tolist()
-            inp = InputState(left=left, right=right, jump_pressed=jump and not held,
-                             jump_held=jump)
-            held = jump
-            sim_step(sim, inp)
-            compiled.step(inp)
-            if sim.player_dead or sim.goal_reached or sim.player.physics.on_ground:
-                break
     assert compared >= 300 and differ >= 20
 
 

@@ -16,16 +16,11 @@ from speednik.stages import generate_stage
 from engine_parity import first_difference
 from baseline_play import (baseline_frames, episodes_on_both_engines, play_plan, right_jumper,
                            tails_within_bounds)
+from random_play import play_both_engines, settled, throw_at_random
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
 
 STAND_Y = FLOOR_Y - 19.0
 PLAN_NAMES = ("full_lands", "hop_lands", "brake_lands")
-
-
-def settled(stage):
-    sim = create_sim(stage)
-    sim_step(sim, InputState())
-    return sim
 
 
 def landing_at(stage, x: float, y: float = STAND_Y, **physics) -> tuple[dict, object]:
@@ -202,13 +197,6 @@ def test_whole_episodes_over_landing_are_equal_on_both_engines():
     assert max(r.metrics["max_x"] for r in expected) > 1500
 
 
-# (left, right, jump) a random player presses, mostly running right so
-# that it meets pits; each held for a few frames.
-_BUTTONS = ((False, True, False), (False, True, True), (True, False, False),
-            (False, False, True), (True, False, True))
-_WEIGHTS = (0.4, 0.3, 0.15, 0.1, 0.05)
-
-
 @pytest.mark.parametrize("seed, every", [(10000, 1), (10001, 2), (10002, 3), (10003, 2)])
 def test_random_play_over_expert_stages_reads_alike_on_both_engines(seed, every):
     # Observed every `every` frames while random buttons are held, with
@@ -218,23 +206,14 @@ def test_random_play_over_expert_stages_reads_alike_on_both_engines(seed, every)
     # the readable engine, which plays every flight afresh, reads.
     rng = np.random.default_rng(seed)
     sim = create_sim(generate_stage(seed, "expert"))
-    compiled = CompiledSim(sim)
     in_the_air = 0
-    held = False
-    for frame in range(1500):
+    for frame, compiled in play_both_engines(sim, rng, frames=1500, hold=every):
         if frame % every == 0:
             for name, extract in (("landing", extract_landing_observation),
                                   ("room", extract_room_observation)):
                 np.testing.assert_array_equal(compiled.observe(name), extract(sim),
                                               err_msg=f"{name}, frame {frame}")
             in_the_air += not sim.player.physics.on_ground
-            left, right, jump = _BUTTONS[rng.choice(len(_BUTTONS), p=_WEIGHTS)]
-        inp = InputState(left=left, right=right, jump_pressed=jump and not held, jump_held=jump)
-        held = jump
-        sim_step(sim, inp)
-        compiled.step(inp)
-        if sim.player_dead or sim.goal_reached:
-            break
     # The flights played in the air were compared too.
     assert in_the_air >= 20
 
@@ -242,36 +221,20 @@ def test_random_play_over_expert_stages_reads_alike_on_both_engines(seed, every)
 @pytest.mark.parametrize("seed", [10022, 10062])
 def test_flights_of_thrown_players_read_alike_on_both_engines(seed):
     # Players thrown into the air at random over an expert stage with red
-    # springs, fast up (as a spring throws) or down, high over ground or
-    # low, then holding random buttons: both engines read the same
+    # springs, then holding random buttons: both engines read the same
     # flights, each within its own limits (192 px below where it starts,
     # FLIGHT_FRAMES frames from it).
     rng = np.random.default_rng(seed)
     stage = generate_stage(seed, "expert")
     compared = 0
     for _ in range(12):
-        sim = settled(stage)
-        place(sim, float(rng.uniform(300, stage.width - 600)), float(rng.uniform(100, 650)),
-              on_ground=False, x_vel=float(rng.uniform(-3, 8)), y_vel=float(rng.uniform(-16, 4)),
-              jumping=bool(rng.random() < 0.5), is_rolling=bool(rng.random() < 0.5),
-              facing_right=True)
-        sim.player.state = PlayerState.AIRBORNE
-        compiled = CompiledSim(sim)
-        held = False
-        for frame in range(150):
-            if frame % 3 == 0:
-                left, right, jump = _BUTTONS[rng.choice(len(_BUTTONS), p=_WEIGHTS)]
+        sim = throw_at_random(stage, rng)
+        for frame, compiled in play_both_engines(sim, rng, frames=150, hold=3,
+                                                 until_landed=True):
             np.testing.assert_array_equal(compiled.observe("landing"),
                                           extract_landing_observation(sim),
                                           err_msg=f"frame {frame}")
             compared += 1
-            inp = InputState(left=left, right=right, jump_pressed=jump and not held,
-                             jump_held=jump)
-            held = jump
-            sim_step(sim, inp)
-            compiled.step(inp)
-            if sim.player_dead or sim.goal_reached or sim.player.physics.on_ground:
-                break
     assert compared >= 300
 
 
