@@ -159,12 +159,17 @@ def _object_index(stage) -> ObjectIndex:
         return stage.derive("object_index", ObjectIndex)
 
 
+def player_box(p) -> tuple[float, float, float, float]:
+    """The box objects are touched with (left, top, right, bottom): the
+    player's radii about its centre (physics p)."""
+    wr, hr = radii(p)
+    return p.x - wr, p.y - hr, p.x + wr, p.y + hr
+
+
 def touches_spikes(stage, p) -> bool:
     """Whether the player's box (physics p) overlaps spikes, as `interact`
     tests it."""
-    wr, hr = radii(p)
-    px0, px1 = p.x - wr, p.x + wr
-    py0, py1 = p.y - hr, p.y + hr
+    px0, py0, px1, py1 = player_box(p)
     for kind, _, x0, y0, x1, y1 in _object_index(stage).near(p.x):
         if kind == SPIKES and not (px1 < x0 or px0 > x1 or py1 < y0 or py0 > y1):
             return True
@@ -175,9 +180,7 @@ def interact(sim, prev_x: float, events: list) -> None:
     """Everything the player touches this frame, in index order."""
     player = sim.player
     p = player.physics
-    wr, hr = radii(p)
-    px0, px1 = p.x - wr, p.x + wr
-    py0, py1 = p.y - hr, p.y + hr
+    px0, py0, px1, py1 = player_box(p)
     stage = sim.stage
     for kind, i, x0, y0, x1, y1 in _object_index(stage).near(p.x):
         if kind == SWITCH:

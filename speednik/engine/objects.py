@@ -167,12 +167,17 @@ def _index_column(st, x):
 
 
 @frame_jit
+def player_box(f, s):
+    """`speednik.objects.player_box`."""
+    wr, hr = radii(s)
+    return f[F_X] - wr, f[F_Y] - hr, f[F_X] + wr, f[F_Y] + hr
+
+
+@frame_jit
 def touches_spikes(st, f, s):
     """`speednik.objects.touches_spikes`."""
     ints, floats = st.ints, st.floats
-    wr, hr = radii(s)
-    px0, px1 = f[F_X] - wr, f[F_X] + wr
-    py0, py1 = f[F_Y] - hr, f[F_Y] + hr
+    px0, py0, px1, py1 = player_box(f, s)
     c = _index_column(st, f[F_X])
     starts = ints[I_COLUMN_START]
     kinds, boxes = ints[I_O_KIND], ints[I_O_BOX]
@@ -190,9 +195,7 @@ def touches_spikes(st, f, s):
 def interact(st, f, s, gone, frame, prev_x, ev, n):
     """Everything the player touches this frame, in index order."""
     ints, floats = st.ints, st.floats
-    wr, hr = radii(s)
-    px0, px1 = f[F_X] - wr, f[F_X] + wr
-    py0, py1 = f[F_Y] - hr, f[F_Y] + hr
+    px0, py0, px1, py1 = player_box(f, s)
     c = _index_column(st, f[F_X])
     starts = ints[I_COLUMN_START]
     kinds, indices, boxes = ints[I_O_KIND], ints[I_O_INDEX], ints[I_O_BOX]
