@@ -103,8 +103,9 @@ SIGMA_15_MEAN = [*({"0.3": "0.15"}.get(a, a) for a in REPEAT_2_SIGMA),
 # The same over "footing": flights judged past a red spring's arc, at any
 # depth, and spikes touched counted as a fall.
 FOOTING = ["footing" if a == "landing" else a for a in SIGMA_15_MEAN]
-# The same stopped at 520 M frames: a "footing" frame costs 1.2 to 1.5
-# times a "landing" one, and 700 M would overrun 15 minutes.
+# The same stopped at 520 M frames: a "footing" frame costs 1.08 to 1.16
+# times a "landing" one (benchmarks/bench_landing.py), which puts 700 M
+# at the 15-minute limit with no margin.
 FOOTING_520 = ["520000000" if a == "700000000" else a for a in FOOTING]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
