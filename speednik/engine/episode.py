@@ -35,7 +35,7 @@ from speednik.engine.layout import (
 )
 from speednik.engine.buttons import BUTTON_DOWN, BUTTON_JUMP, BUTTON_LEFT, BUTTON_RIGHT
 from speednik.engine.lowering import I_NUM_CHECKPOINTS, I_NUM_ENEMIES, I_NUM_RINGS, I_WIDTH
-from speednik.engine.observation import flight_scratch, observe
+from speednik.engine.observation import OBS_WIDEST, flight_scratch, observe
 from speednik.engine.policy import act
 from speednik.engine.reward import R_SUMS, reward_reset, reward_step
 from speednik.engine.simulation import sim_step
@@ -70,7 +70,7 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
     gone = np.zeros(ints[I_NUM_RINGS] + ints[I_NUM_ENEMIES] + ints[I_NUM_CHECKPOINTS],
                     np.uint8)
     ev = np.empty((MAX_EVENTS, EVENT_WIDTH), np.float64)
-    obs = np.empty(obs_size, np.float32)
+    obs = np.empty(OBS_WIDEST, np.float32)
     flights = flight_scratch(f, s)
     # The action scores, then room for a hidden layer (never wider than
     # the parameters).

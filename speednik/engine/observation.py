@@ -1,6 +1,10 @@
-"""The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room" and
-"footing" observations (`speednik.observation`), compiled: written into a float32 array instead
-of returned."""
+"""The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room",
+"footing" and "local" observations (`speednik.observation`), compiled: written into a float32
+array instead of returned.
+
+Every observation is written into an array of OBS_WIDEST values: "local"
+is "footing" written in full, then moved down over the values it leaves
+out."""
 from __future__ import annotations
 
 import math
@@ -73,6 +77,7 @@ from speednik.constants import (
 from speednik.observation.basic import _INV_SPEED, _INV_TIME, BASIC_VALUES
 from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
 from speednik.observation.footing import FOOTING_FRAMES, FOOTING_VALUES, SPIKES_BEHIND
+from speednik.observation.local import LOCAL_KEPT
 from speednik.observation.landing import FLIGHT_FRAMES, LANDING_VALUES, LATER, PREDICT_BELOW
 from speednik.observation.lookahead import (
     _INV_SPRING_REACH,
@@ -133,6 +138,11 @@ OBS_PITS = get_observation("pits").compiled_kind
 OBS_LANDING = get_observation("landing").compiled_kind
 OBS_ROOM = get_observation("room").compiled_kind
 OBS_FOOTING = get_observation("footing").compiled_kind
+OBS_LOCAL = get_observation("local").compiled_kind
+# The array every observation is written into: "local" needs the room of
+# "footing" before it moves its values down.
+OBS_WIDEST = max(OBS_SIZES)
+_LOCAL_KEPT = np.array(LOCAL_KEPT, np.int64)
 
 # Where each value is written: each observation extends the one before
 # it, so a value sits at the same place in every observation that has it.
@@ -185,8 +195,9 @@ def basic_values(st, f, s, out):
 
 @frame_jit
 def observe(kind, st, f, s, gone, out, flights):
-    """The observation `kind` into out; flights is the episode's
-    `flight_scratch` ("landing" plays flights on it)."""
+    """The observation `kind` into out[:its size] (out holds OBS_WIDEST
+    values); flights is the episode's `flight_scratch` ("landing" plays
+    flights on it)."""
     basic_values(st, f, s, out)
     if kind != OBS_BASIC:
         terrain_probes(st, f, s, gone, out)
@@ -202,7 +213,13 @@ def observe(kind, st, f, s, gone, out, flights):
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
     if kind >= OBS_LANDING:
-        landing_values(st, f, s, out, flights, kind == OBS_ROOM, kind == OBS_FOOTING)
+        landing_values(st, f, s, out, flights, kind == OBS_ROOM,
+                       kind == OBS_FOOTING or kind == OBS_LOCAL)
+    if kind == OBS_LOCAL:
+        # Each kept value moves to an index at or below its own, in order,
+        # so no value is overwritten before it has moved.
+        for i in range(len(_LOCAL_KEPT)):
+            out[i] = out[_LOCAL_KEPT[i]]
 
 
 # -- terrain probes -----------------------------------------------------------

@@ -25,7 +25,13 @@ from speednik.engine.lowering import (
     state_arrays,
     write_state,
 )
-from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS, flight_scratch, observe
+from speednik.engine.observation import (
+    OBS_SIZES,
+    OBS_WIDEST,
+    OBSERVATION_KINDS,
+    flight_scratch,
+    observe,
+)
 from speednik.engine.simulation import sim_step
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
 from speednik.events import (
@@ -99,9 +105,9 @@ class CompiledSim:
     def observe(self, name: str = "basic") -> np.ndarray:
         """The named observation of the current state (float32)."""
         kind = OBSERVATION_KINDS.index(name)
-        out = np.empty(OBS_SIZES[kind], np.float32)
+        out = np.empty(OBS_WIDEST, np.float32)
         observe(kind, self.compiled, self.f, self.s, self.gone, out, self._flights)
-        return out
+        return out[:OBS_SIZES[kind]].copy()
 
     def to_sim(self):
         """The current state as a readable `SimState`."""

@@ -25,7 +25,9 @@ extends `pits`, as `landing` does):
   jump and a hop come down, before the next pit;
 - `footing` (60): pits plus the flights of landing judged by a rule that
   sees further: ground at any depth, for as long as a red spring throws,
-  and not onto spikes.
+  and not onto spikes;
+- `local` (55): footing less the five values that say where on the stage
+  the player is and when (x, y, max_x, goal_dx, time).
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -59,6 +61,12 @@ from speednik.observation.landing import (
     LANDING_OBS_DIM,
     LANDING_VALUES,
     extract_landing_observation,
+)
+from speednik.observation.local import (
+    LOCAL_NAMES,
+    LOCAL_OBS_DIM,
+    LOCAL_VALUES,
+    extract_local_observation,
 )
 from speednik.observation.lookahead import (
     LOOKAHEAD_NAMES,
@@ -113,7 +121,8 @@ __all__ = [
     "PITS_VALUES", "extract_pits_observation", "LANDING_NAMES", "LANDING_OBS_DIM",
     "LANDING_VALUES", "extract_landing_observation", "ROOM_NAMES", "ROOM_OBS_DIM",
     "ROOM_VALUES", "extract_room_observation", "FOOTING_NAMES", "FOOTING_OBS_DIM",
-    "FOOTING_VALUES", "extract_footing_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "FOOTING_VALUES", "extract_footing_observation", "LOCAL_NAMES", "LOCAL_OBS_DIM",
+    "LOCAL_VALUES", "extract_local_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

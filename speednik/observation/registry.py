@@ -12,6 +12,7 @@ from speednik.observation.basic import BASIC_VALUES, extract_observation
 from speednik.observation.footing import FOOTING_VALUES, extract_footing_observation
 from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observation
 from speednik.observation.landing import LANDING_VALUES, extract_landing_observation
+from speednik.observation.local import LOCAL_VALUES, extract_local_observation
 from speednik.observation.lookahead import LOOKAHEAD_VALUES, extract_lookahead_observation
 from speednik.observation.pits import PITS_VALUES, extract_pits_observation
 from speednik.observation.room import ROOM_VALUES, extract_room_observation
@@ -100,6 +101,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "pits plus whether the flights of landing come down on ground the player can "
         "stand on: at any depth, for as long as a red spring throws, and not onto spikes",
         compiled_kind=8),
+    "local": ObservationEncoder(
+        "local", LOCAL_VALUES, extract_local_observation,
+        "footing without where on the stage the player is and when (x, y, max_x, "
+        "goal_dx, time): only what lies around the player",
+        compiled_kind=9),
 }
 DEFAULT_OBSERVATION = "basic"
 

@@ -517,7 +517,7 @@ def test_the_stall_clock_counts_going_back_and_standing_still():
 
 def test_registry_names_and_sizes():
     assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead", "pits",
-                                   "landing", "room", "footing")
+                                   "landing", "room", "footing", "local")
     basic, ter = get_observation("basic"), get_observation("terrain")
     haz, stall = get_observation("hazards"), get_observation("stall")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
@@ -536,7 +536,9 @@ def test_registry_names_and_sizes():
     assert room.size == 62 and room.feature_names[:60] == landing.feature_names
     footing = get_observation("footing")
     assert footing.size == 60 and footing.feature_names[:55] == pits.feature_names
-    for enc in (basic, ter, haz, stall, look, pits, landing, room, footing):
+    local = get_observation("local")
+    assert local.size == 55 and set(local.feature_names) < set(footing.feature_names)
+    for enc in (basic, ter, haz, stall, look, pits, landing, room, footing, local):
         assert len(enc.feature_names) == enc.size
 
 
