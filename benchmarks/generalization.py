@@ -9,6 +9,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant footing  ... step 0.15, mean validated, "footing"
     python benchmarks/generalization.py --variant footing-520  ... stopped at 520 M frames
     python benchmarks/generalization.py --variant local-520  ... over "local"
+    python benchmarks/generalization.py --variant onward-520  ... over "onward"
     python benchmarks/generalization.py --variant failures-64  the recipe before: 64 expert stages
     python benchmarks/generalization.py --variant uniform  before that: stages drawn alike
     python benchmarks/generalization.py --variant pits  ... and before: linear, over "pits"
@@ -111,6 +112,9 @@ FOOTING_520 = ["520000000" if a == "700000000" else a for a in FOOTING]
 # That over "local": "footing" without where on the stage the player is
 # and when, so nothing ties the policy to the generator's stages.
 LOCAL_520 = ["local" if a == "footing" else a for a in FOOTING_520]
+# That over "onward": a jump that throws the player back down a climb
+# reads as a fall.
+ONWARD_520 = ["onward" if a == "local" else a for a in LOCAL_520]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -143,6 +147,7 @@ VARIANTS = {
     "footing": FOOTING,
     "footing-520": FOOTING_520,
     "local-520": LOCAL_520,
+    "onward-520": ONWARD_520,
     "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
@@ -253,8 +258,8 @@ def main(argv: list[str] | None = None) -> int:
                         "diagonal covariance (sep-cmaes) or deciding every other frame "
                         "(repeat-2; repeat-2-sigma: with --init-sigma 0.3; sigma-0.15-mean: "
                         "with 0.15 and CMA-ES's mean validated; footing: that over the "
-                        "footing observation; footing-520: that stopped at 520 M frames; local-520: that over the "
-                        "local observation), the "
+                        "footing observation; footing-520: that stopped at 520 M frames; local-520, onward-520: "
+                        "that over the local or onward observation), the "
                         "recipe before it (failures-64: 64 expert "
                         "training stages, chosen on 50 expert validation stages), the one "
                         "before that (uniform: 64 expert training stages drawn alike, "

@@ -1,10 +1,11 @@
 """The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room",
-"footing" and "local" observations (`speednik.observation`), compiled: written into a float32
-array instead of returned.
+"footing", "local" and "onward" observations (`speednik.observation`), compiled: written into a
+float32 array instead of returned.
 
 Every observation is written into an array of OBS_WIDEST values: "local"
 is "footing" written in full, then moved down over the values it leaves
-out."""
+out, and "onward" is written as "footing" with its own flights, then
+moved down the same way."""
 from __future__ import annotations
 
 import math
@@ -78,6 +79,7 @@ from speednik.observation.basic import _INV_SPEED, _INV_TIME, BASIC_VALUES
 from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
 from speednik.observation.footing import FOOTING_FRAMES, FOOTING_VALUES, SPIKES_BEHIND
 from speednik.observation.local import LOCAL_KEPT
+from speednik.observation.onward import ONWARD_VALUES, STEEP_ANGLE
 from speednik.observation.landing import FLIGHT_FRAMES, LANDING_VALUES, LATER, PREDICT_BELOW
 from speednik.observation.lookahead import (
     _INV_SPRING_REACH,
@@ -139,6 +141,10 @@ OBS_LANDING = get_observation("landing").compiled_kind
 OBS_ROOM = get_observation("room").compiled_kind
 OBS_FOOTING = get_observation("footing").compiled_kind
 OBS_LOCAL = get_observation("local").compiled_kind
+OBS_ONWARD = get_observation("onward").compiled_kind
+# The rule a flight is judged by: "landing"'s, "footing"'s, or "onward"'s
+# (footing's, moving on).
+RULE_LANDING, RULE_FOOTING, RULE_ONWARD = 0, 1, 2
 # The array every observation is written into: "local" needs the room of
 # "footing" before it moves its values down.
 OBS_WIDEST = max(OBS_SIZES)
@@ -170,6 +176,8 @@ PIT_AHEAD_DX, JUMP_HELD, JUMP_READY = (index_of(PITS_VALUES, n) for n in (
 FULL_LANDS = index_of(LANDING_VALUES, "full_lands")
 # "footing" writes its values where "landing" writes its own.
 assert index_of(FOOTING_VALUES, "full_footing") == FULL_LANDS
+# "onward" moves down as "local" does, its flights where local's are.
+assert index_of(ONWARD_VALUES, "full_onward") == len(LOCAL_KEPT) - 5
 FULL_ROOM = index_of(ROOM_VALUES, "full_room")
 # The landing values and, for "room", the two rooms after them.
 assert FULL_ROOM == FULL_LANDS + 5
@@ -213,9 +221,11 @@ def observe(kind, st, f, s, gone, out, flights):
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
     if kind >= OBS_LANDING:
-        landing_values(st, f, s, out, flights, kind == OBS_ROOM,
-                       kind == OBS_FOOTING or kind == OBS_LOCAL)
-    if kind == OBS_LOCAL:
+        rule = (RULE_ONWARD if kind == OBS_ONWARD
+                else RULE_FOOTING if kind == OBS_FOOTING or kind == OBS_LOCAL
+                else RULE_LANDING)
+        landing_values(st, f, s, out, flights, kind == OBS_ROOM, rule)
+    if kind == OBS_LOCAL or kind == OBS_ONWARD:
         # Each kept value moves to an index at or below its own, in order,
         # so no value is overwritten before it has moved.
         for i in range(len(_LOCAL_KEPT)):
@@ -600,18 +610,19 @@ def _flying(s):
 
 
 @frame_jit
-def flight_lands(st, f0, s0, left, right, jump, f, s, footing):
+def flight_lands(st, f0, s0, left, right, jump, f, s, rule):
     """Whether `speednik.observation.landing.flight` comes down on ground
-    (1.0) or not (0.0), by the rule of "landing" or, with footing, of
-    "footing" (any depth, FOOTING_FRAMES, spikes a fall), with no frames
-    of running first, played on f and s (copies of the player's f0 and
-    s0), for a player neither charging a spindash nor dead
-    (`landing_values` reads 0 for those without playing). A landed player
-    is left in f and s."""
+    (1.0) or not (0.0), by the rule of "landing" or "footing" (any depth,
+    FOOTING_FRAMES, spikes a fall), or of "onward" (footing's, and holding
+    right the player comes down moving right), with no frames of running
+    first, played on f and s (copies of the player's f0 and s0), for a
+    player neither charging a spindash nor dead (`landing_values` reads 0
+    for those without playing). A landed player is left in f and s."""
     for i in range(len(f0)):
         f[i] = f0[i]
     for i in range(len(s0)):
         s[i] = s0[i]
+    footing = rule != RULE_LANDING
     deepest = f[F_Y] + radii(s)[1] + (math.inf if footing else PIT_DEPTH)
     frames = FOOTING_FRAMES if footing else FLIGHT_FRAMES
     bottom = st.ints[I_HEIGHT]
@@ -624,11 +635,27 @@ def flight_lands(st, f0, s0, left, right, jump, f, s, footing):
         if f[F_Y] + hr > deepest or f[F_Y] - hr > bottom:
             return 0.0
         if s[S_ON_GROUND]:
-            return 1.0
+            return _moving_on(f, right, rule)
         _air_frame(st, f, s, left, right, jump)
         if footing and touches_spikes(st, f, s):
             return 0.0
-    return 1.0 if s[S_ON_GROUND] and f[F_Y] + radii(s)[1] <= deepest else 0.0
+    if s[S_ON_GROUND] and f[F_Y] + radii(s)[1] <= deepest:
+        return _moving_on(f, right, rule)
+    return 0.0
+
+
+@frame_jit
+def _moving_on(f, right, rule):
+    """A landed flight's value: by "onward", holding right it must come
+    down moving right."""
+    return 0.0 if rule == RULE_ONWARD and right and f[F_GROUND_SPEED] <= 0.0 else 1.0
+
+
+@frame_jit
+def on_steep_ground(s):
+    """`speednik.observation.onward.on_steep_ground`."""
+    a = s[S_ANGLE]
+    return s[S_ON_GROUND] != 0 and min(a, 256 - a) >= STEEP_ANGLE
 
 
 @frame_jit
@@ -689,21 +716,22 @@ def room_ahead(st, f, s):
 
 
 @frame_jit
-def _flight_room(st, f0, s0, left, right, jump, f, s, room, footing):
+def _flight_room(st, f0, s0, left, right, jump, f, s, room, rule):
     """(lands, room) of one plan from f0, s0; room 0.0 unless asked for
     and the flight lands."""
-    lands = flight_lands(st, f0, s0, left, right, jump, f, s, footing)
+    lands = flight_lands(st, f0, s0, left, right, jump, f, s, rule)
     if room and lands != 0.0:
         return lands, room_ahead(st, f, s)
     return lands, 0.0
 
 
 @frame_jit
-def landing_values(st, f, s, out, flights, room, footing):
+def landing_values(st, f, s, out, flights, room, rule):
     """`speednik.observation.landing.landing_values` into out[FULL_LANDS:+5],
     after the pit probes, and with room
-    `speednik.observation.room.room_values` into out[FULL_LANDS:+7]; with
-    footing, `speednik.observation.footing.footing_values` instead.
+    `speednik.observation.room.room_values` into out[FULL_LANDS:+7]; by
+    another rule, `speednik.observation.footing.footing_values` or
+    `speednik.observation.onward.onward_values` instead.
 
     A flight is a function of the player's state alone (the terrain does
     not change), so when this frame's player is the one last frame's
@@ -713,7 +741,9 @@ def landing_values(st, f, s, out, flights, room, footing):
     fly_f, fly_s, run_f, run_s, memo = flights
     k = FULL_LANDS
     n = 7 if room else 5
-    if out[PIT_AHEAD_DX] >= PREDICT_BELOW and not (footing and spikes_in_view(st, f)):
+    if out[PIT_AHEAD_DX] >= PREDICT_BELOW \
+            and not (rule != RULE_LANDING and spikes_in_view(st, f)) \
+            and not (rule == RULE_ONWARD and on_steep_ground(s)):
         for i in range(n):
             out[k + i] = 1.0
         return
@@ -724,9 +754,10 @@ def landing_values(st, f, s, out, flights, room, footing):
         return
     flying = _flying(s)
     # memo[0]: 0 nothing kept, 1 the lands values, 2 the rooms too, -1
-    # the values of "footing" (another rule: kept for "footing" alone).
-    wanted = -1.0 if footing else (2.0 if room else 1.0)
-    kept = memo[0] == wanted if footing else memo[0] >= wanted
+    # the values of "footing", -2 those of "onward" (each rule's kept for
+    # itself alone).
+    wanted = -float(rule) if rule != RULE_LANDING else (2.0 if room else 1.0)
+    kept = memo[0] == wanted if rule != RULE_LANDING else memo[0] >= wanted
     if not flying and kept and _is_run_state(f, s, run_f, run_s):
         full = memo[1]
         hop = memo[2]
@@ -734,16 +765,16 @@ def landing_values(st, f, s, out, flights, room, footing):
         hop_room = memo[4]
     else:
         hop, hop_room = _flight_room(st, f, s, False, True, False, fly_f, fly_s, room,
-                                     footing)
+                                     rule)
         if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
             full = hop
             full_room = hop_room
         else:
             full, full_room = _flight_room(st, f, s, False, True, True, fly_f, fly_s, room,
-                                           footing)
+                                           rule)
     out[k] = full
     out[k + 1] = hop
-    out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s, footing)
+    out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s, rule)
     if room:
         out[k + 5] = full_room
         out[k + 6] = hop_room
@@ -760,9 +791,9 @@ def landing_values(st, f, s, out, flights, room, footing):
             break
         _ground_frame(st, run_f, run_s, False, True, False, False)
     out[k + 3], memo[3] = _flight_room(st, run_f, run_s, False, True, True, fly_f, fly_s, room,
-                                       footing)
+                                       rule)
     out[k + 4], memo[4] = _flight_room(st, run_f, run_s, False, True, False, fly_f, fly_s, room,
-                                       footing)
+                                       rule)
     memo[0] = wanted
     memo[1] = out[k + 3]
     memo[2] = out[k + 4]

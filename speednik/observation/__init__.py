@@ -27,7 +27,9 @@ extends `pits`, as `landing` does):
   sees further: ground at any depth, for as long as a red spring throws,
   and not onto spikes;
 - `local` (55): footing less the five values that say where on the stage
-  the player is and when (x, y, max_x, goal_dx, time).
+  the player is and when (x, y, max_x, goal_dx, time);
+- `onward` (55): local with its flights read 1 only when the player comes
+  down moving on, and played on steep ground too.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -73,6 +75,12 @@ from speednik.observation.lookahead import (
     LOOKAHEAD_OBS_DIM,
     LOOKAHEAD_VALUES,
     extract_lookahead_observation,
+)
+from speednik.observation.onward import (
+    ONWARD_NAMES,
+    ONWARD_OBS_DIM,
+    ONWARD_VALUES,
+    extract_onward_observation,
 )
 from speednik.observation.pits import (
     PITS_NAMES,
@@ -122,7 +130,8 @@ __all__ = [
     "LANDING_VALUES", "extract_landing_observation", "ROOM_NAMES", "ROOM_OBS_DIM",
     "ROOM_VALUES", "extract_room_observation", "FOOTING_NAMES", "FOOTING_OBS_DIM",
     "FOOTING_VALUES", "extract_footing_observation", "LOCAL_NAMES", "LOCAL_OBS_DIM",
-    "LOCAL_VALUES", "extract_local_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "LOCAL_VALUES", "extract_local_observation", "ONWARD_NAMES", "ONWARD_OBS_DIM",
+    "ONWARD_VALUES", "extract_onward_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

@@ -14,6 +14,7 @@ from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observati
 from speednik.observation.landing import LANDING_VALUES, extract_landing_observation
 from speednik.observation.local import LOCAL_VALUES, extract_local_observation
 from speednik.observation.lookahead import LOOKAHEAD_VALUES, extract_lookahead_observation
+from speednik.observation.onward import ONWARD_VALUES, extract_onward_observation
 from speednik.observation.pits import PITS_VALUES, extract_pits_observation
 from speednik.observation.room import ROOM_VALUES, extract_room_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
@@ -106,6 +107,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "footing without where on the stage the player is and when (x, y, max_x, "
         "goal_dx, time): only what lies around the player",
         compiled_kind=9),
+    "onward": ObservationEncoder(
+        "onward", ONWARD_VALUES, extract_onward_observation,
+        "local with its flights read 1 only when the player comes down moving on (a jump "
+        "from a steep climb that throws it back reads 0), played on steep ground too",
+        compiled_kind=10),
 }
 DEFAULT_OBSERVATION = "basic"
 
