@@ -26,7 +26,8 @@ genome) completes: of its training stages, of its validation stages
 (the held-out results best.json keeps), of `UNTOUCHED`, 200 more stages
 per difficulty that no setting was ever chosen on, and of the three
 built-in stages, which no run trains on (transfer), with the wall time
-of the run. The baselines are played on the same test stages. Targets:
+of the run; then how many of the hand-made validation stages
+(`speednik/stages/handmade/`) it finishes. The baselines are played on the same test stages. Targets:
 at least 97% of the medium, 95% of the hard and 90% of the expert test
 stages and all three built-in stages, in at most 15 minutes of wall time
 on a 2-core machine, for every seed.
@@ -47,13 +48,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from evolution.run import main as evolution_main  # noqa: E402
 from runners import RunnerConfig, run_episodes  # noqa: E402
 from runners.genome_file import load_genome_file  # noqa: E402
-from speednik.stages import expand_stages  # noqa: E402
+from speednik.stages import expand_stages, handmade_stages  # noqa: E402
 
 TEST_SETS = ("gen:medium:1000-1099", "gen:hard:1000-1099", "gen:expert:1000-1099")
 # Reported only: never looked at while choosing the recipe's settings.
 UNTOUCHED = ("gen:medium:20000-20199", "gen:hard:20000-20199", "gen:expert:20000-20199")
 # No variant trains on these: how a policy plays hand-made stages.
 TRANSFER = ("hillside", "pipeworks", "skybridge")
+# Hand-made stages that are not built-in, for choosing settings: how a
+# policy plays stages a designer wrote, without looking at TRANSFER.
+HANDMADE = tuple(handmade_stages())
 # The recipe's stages, for training, choosing and testing.
 _STAGES = ("--stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-263 --stages-per-generation 32 "
            "--validation-stage gen:medium:2000-2049 gen:hard:2000-2049 gen:expert:10000-10049 "
@@ -227,13 +231,18 @@ def completed(run_dir: Path, sets: list[str]) -> dict[str, tuple[int, int]]:
     return per_difficulty({s: r.to_dict() for s, r in zip(stages, results)})
 
 
-def transfer(run_dir: Path) -> list[str]:
-    """The built-in stages (TRANSFER) the run's best genome finishes."""
+def finished(run_dir: Path, stages) -> list[str]:
+    """Those of `stages` the run's best genome finishes."""
     record = load_genome_file(run_dir / "best.json")
     config = record.runner_config()
     spec = record.policy_spec.spec(record.genome)
-    results = run_episodes([(spec, s) for s in TRANSFER], config, workers=2, engine="compiled")
-    return [s for s, r in zip(TRANSFER, results) if r.to_dict()["metrics"]["goal_reached"]]
+    results = run_episodes([(spec, s) for s in stages], config, workers=2, engine="compiled")
+    return [s for s, r in zip(stages, results) if r.to_dict()["metrics"]["goal_reached"]]
+
+
+def transfer(run_dir: Path) -> list[str]:
+    """The built-in stages (TRANSFER) the run's best genome finishes."""
+    return finished(run_dir, TRANSFER)
 
 
 def total(rates: dict[str, tuple[int, int]]) -> tuple[int, int]:
@@ -287,19 +296,23 @@ def main(argv: list[str] | None = None) -> int:
             training = total(completed(run_dir, sets_of(args, "--stage")))
             validation = ({} if "--validation-stage" not in args
                           else completed(run_dir, sets_of(args, "--validation-stage")))
-            finished = transfer(run_dir)
-            ok = (seconds <= TIME_LIMIT and len(finished) == len(TRANSFER)
+            built_in = transfer(run_dir)
+            ok = (seconds <= TIME_LIMIT and len(built_in) == len(TRANSFER)
                   and all(v[0] >= TARGET.get(d, 0.0) * v[1] for d, v in rates.items()))
             met &= ok
             print(f"evolved seed {seed}  training {fmt(training)}  test "
                   + "  ".join(f"{d} {fmt(v)}" for d, v in rates.items())
-                  + f"  built-in {len(finished)}/{len(TRANSFER)} ({', '.join(finished) or 'none'})"
+                  + f"  built-in {len(built_in)}/{len(TRANSFER)} ({', '.join(built_in) or 'none'})"
                   + f"  wall {seconds / 60:.1f} min"
                   + ("" if a.short else f"  {'meets' if ok else 'MISSES'} the target"),
                   flush=True)
             if validation:
                 print("    validation  " + "  ".join(
                     f"{d} {fmt(v)}" for d, v in validation.items()), flush=True)
+            if not a.short:
+                hand = [Path(p).stem for p in finished(run_dir, HANDMADE)]
+                print(f"    hand-made  {len(hand)}/{len(HANDMADE)} ({', '.join(hand) or 'none'})",
+                      flush=True)
             if untouched:
                 print("    untouched  " + "  ".join(
                     f"{d} {fmt(v)}" for d, v in completed(run_dir, untouched).items()), flush=True)

@@ -65,6 +65,9 @@ from speednik.stages.stage import Stage
 
 BUILTIN_STAGES = ("hillside", "pipeworks", "skybridge")
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
+# Hand-made stages that are not built-in: no run trains on them; they are
+# there to choose settings by how policies play stages a designer wrote.
+HANDMADE_DIR = Path(__file__).resolve().parent / "handmade"
 
 # Stages kept by a `keep_stages` holder, with how many hold each, and the
 # most recently used others (least recent first), at most CACHE_SIZE.
@@ -177,6 +180,11 @@ def list_stages() -> list[str]:
     return list(BUILTIN_STAGES)
 
 
+def handmade_stages() -> list[str]:
+    """Paths of the hand-made validation stages (`HANDMADE_DIR`), by name."""
+    return [str(p) for p in sorted(HANDMADE_DIR.glob("*.toml"))]
+
+
 def _is_path(name: str) -> bool:
     return name.endswith(".toml") or "/" in name or os.sep in name
 
@@ -249,6 +257,7 @@ def generate_stage(seed: int, difficulty: str | int = "medium") -> Stage:
 
 __all__ = [
     "Stage", "StageError", "UnknownStageError", "load_stage", "list_stages",
+    "handmade_stages", "HANDMADE_DIR",
     "generate_stage", "load_profile", "build_stage", "generate_profile",
     "Profile", "StageInfo", "SegmentSpec", "EntitySpec", "read_profile",
     "parse_profile", "profile_from_dict", "profile_to_dict", "profile_to_toml",
