@@ -1,14 +1,15 @@
-"""What the `landing`, `room` and `footing` observations cost beside
-`pits`, on expert stages.
+"""What the `landing`, `room`, `footing` and `onward` observations cost
+beside `pits`, on expert stages.
 
 A hand-set linear policy (run right; jump when a pit starts within a
 column) plays the 50 expert validation stages `gen:expert:10000-10049` on
-the compiled engine, one thread, over `pits`, `landing`, `room` and
-`footing`, with zero weights on the values the last three add: all
-choose the same actions, so they play the same frames and the
+the compiled engine, one thread, over `pits`, `landing`, `room`,
+`footing` and `onward`, with zero weights on the values the last four
+add: all choose the same actions, so they play the same frames and the
 difference is the observation alone (the flights played near pits, the
-ground scanned past their landings, and for `footing` flights played
-near spikes too, followed deeper and longer). A second hand-set policy
+ground scanned past their landings, for `footing` flights played near
+spikes too, followed deeper and longer, and for `onward` also on steep
+ground, with five values fewer for the policy to weigh). A second hand-set policy
 hops whenever it can (run right; jump when a jump can start, let go
 in the air): most of its frames are in the air, where each decision
 plays its flights afresh. Prints frames per second for each, best of three,
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from runners.linear import genome_size  # noqa: E402
 from speednik.actions import ACTION_RIGHT, ACTION_RIGHT_JUMP, NUM_ACTIONS  # noqa: E402
 from speednik.engine import run_policy_batch  # noqa: E402
-from speednik.observation import PITS_VALUES, get_observation, index_of  # noqa: E402
+from speednik.observation import get_observation, index_of  # noqa: E402
 from speednik.stages import expand_stages, load_stage  # noqa: E402
 
 STAGES = "gen:expert:10000-10049"
@@ -38,14 +39,15 @@ REPEATS = 3
 def right_jumper(observation: str, jump_bias: float, value: str, weight: float) -> np.ndarray:
     """A linear genome: right scores 1; right+jump scores jump_bias +
     weight x `value` (one of the "pits" values, which every observation
-    timed here starts with)."""
-    size = get_observation(observation).size
+    timed here has)."""
+    encoder = get_observation(observation)
+    size = encoder.size
     genome = np.zeros(genome_size(size))
     weights = genome[:NUM_ACTIONS * size].reshape(NUM_ACTIONS, size)
     bias = genome[NUM_ACTIONS * size:]
     bias[ACTION_RIGHT] = 1.0
     bias[ACTION_RIGHT_JUMP] = jump_bias
-    weights[ACTION_RIGHT_JUMP, index_of(PITS_VALUES, value)] = weight
+    weights[ACTION_RIGHT_JUMP, index_of(encoder.values, value)] = weight
     return genome
 
 
@@ -81,16 +83,18 @@ def main() -> None:
     for title, policy in (("a hand-set pit-jumping linear policy", pit_jumper),
                           ("a hand-set linear policy hopping whenever it can", hopper)):
         rates = {name: rate(stages, name, policy)
-                 for name in ("pits", "landing", "room", "footing")}
+                 for name in ("pits", "landing", "room", "footing", "onward")}
         pits, pits_frames = rates["pits"]
         print(f"== {STAGES}, {title}, compiled, 1 thread, best of {REPEATS}")
         for name, (value, frames) in rates.items():
             same = "" if name == "pits" else f"; the same frames: {frames == pits_frames}"
             print(f"{name:<8s} {value:>12,.0f} frames/s   ({frames:,} frames{same})")
-        landing, room, footing = (rates[n][0] for n in ("landing", "room", "footing"))
+        landing, room, footing, onward = (rates[n][0] for n in
+                                          ("landing", "room", "footing", "onward"))
         print(f"landing costs {pits / landing:.2f}x the time of pits per frame, "
               f"room {pits / room:.2f}x ({landing / room:.3f}x landing's), "
-              f"footing {pits / footing:.2f}x ({landing / footing:.3f}x landing's)")
+              f"footing {pits / footing:.2f}x ({landing / footing:.3f}x landing's), "
+              f"onward {pits / onward:.2f}x ({landing / onward:.3f}x landing's)")
 
 
 if __name__ == "__main__":
