@@ -8,8 +8,8 @@ What expert adds to hard's pieces:
   96-170 px with a yellow one; a side spring that throws the player into
   a wide pit or down a slope;
 - long climbs at nearly the steepest slope allowed, up to pipeworks'
-  (256 px at 38.7 degrees), some ending at a pit, some topped by spikes,
-  most by a walker past the crest;
+  (256 px at 38.7 degrees), some ending at a pit 32-224 px past the
+  crest, some topped by spikes, some by a walker past the crest;
 - low tunnels (48-64 px of clearance) and platforms over spikes and pits;
 - bridges with a pit right after them, a walker on a jump's landing,
   flyers low over the path;
@@ -56,11 +56,11 @@ CHAIN_GAP = (96, 192)
 
 PIECE_WEIGHTS_EXPERT: dict[str, float] = {
     "hill": 1, "ramp": 1, "gap": 2, "step_up": 2, "step_down": 1, "walker": 1,
-    "flyer": 1, "spikes": 1, "bridge": 1, "tunnel": 1, "halfpipe": 1, "loop": 1,
+    "flyer": 1, "spikes": 1, "bridge": 1, "tunnel": 1, "halfpipe": 1, "loop": 2,
     "spring_wall": 1, "bonus": 1,
-    "deep_halfpipe": 3, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 4,
+    "deep_halfpipe": 3, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 8,
     "low_tunnel": 2, "spike_platform": 2, "pit_platform": 2, "bridge_pit": 2,
-    "enemy_landing": 2, "low_flyers": 2, "chain": 24,
+    "enemy_landing": 2, "low_flyers": 2, "chain": 28,
 }
 
 
@@ -135,11 +135,14 @@ def expert_builder_class():
             self.flat(self.span(LEAD, 448))
             self.seg("ramp", length=length, rise=rise)
             top = self.rng.random()
-            if top < 0.3:
-                # Straight into a pit at the top.
-                self.flat(self.span(16, 64))
-                return self.piece_gap(96, level=True)
-            if top < 0.55:
+            if top < 0.45:
+                # Straight into a pit at the top, from 32 px past the crest
+                # (as close as hand-made stages put one) to beyond a
+                # jump's lead: where it is close, the climb must be run
+                # out and the jump taken on the crest, since a jump from
+                # the slope flies back onto it.
+                return self.piece_gap(96, level=True, lead=self.span(32, 224))
+            if top < 0.65:
                 # Spikes on the crest: a jump that the climb has slowed.
                 width = self.rng.choice((32, 48, 64))
                 self.flat(self.span(48, 96))
@@ -149,9 +152,9 @@ def expert_builder_class():
                 # A walker past the crest, as on pipeworks: seen from the
                 # slope, where a jump throws the player back down (a jump
                 # leaves the ground square to it), so the climb is run to
-                # its end first. The most common top, and its patrol can
-                # come within 64 px of the crest: a policy that jumps at
-                # any enemy in view meets it often enough to unlearn it.
+                # its end first. Its patrol can come within 64 px of the
+                # crest: a policy that jumps at any enemy in view meets it
+                # often enough to unlearn it.
                 span = self.span(64, 128)
                 self.flat(self.span(32, 128))
                 self.ent("walker", self.x + 32, span=span,

@@ -155,17 +155,17 @@ class _Builder:
     def _gap(self) -> bool:
         return self.piece_gap(GAP_MIN)
 
-    def piece_gap(self, shortest: int, level: bool = False) -> bool:
-        """A pit at least `shortest` px wide; with `level`, its far side is
-        as high as the near one (a lower landing can catch a player who
-        runs off the edge)."""
+    def piece_gap(self, shortest: int, level: bool = False, lead: int = LEAD) -> bool:
+        """A pit at least `shortest` px wide, `lead` px of flat ground
+        before it; with `level`, its far side is as high as the near one
+        (a lower landing can catch a player who runs off the edge)."""
         length = self.span(shortest, GAP_LIMIT[self.difficulty], 8)
         rise = 0
         if not level and self.difficulty != "easy" and self.rng.random() < 0.3:
             rise = self.rng.choice((-48, -32, 16, 32))
         if not LEVEL_TOP <= self.level - rise <= LEVEL_BOTTOM:
             rise = 0
-        self.flat(LEAD)
+        self.flat(lead)
         count = max(3, length // 28 + 2)
         self.rings(self.x - 28, count, spacing=28, arc=48 + length // 4)
         self.seg("gap", length=length, rise=rise)

@@ -107,7 +107,9 @@ def test_expert_draws_never_touch_the_other_difficulties_stream():
 
 def test_expert_stages_use_the_whole_vocabulary():
     kinds, springs, depths, clearances = set(), set(), [], []
-    for seed in EXPERT_SAMPLE:
+    # A loop needs low ground, which walls and cliffs seldom leave: about
+    # one expert stage in twelve has one.
+    for seed in range(40):
         profile = generate_profile(seed, "expert")
         kinds |= {s.kind for s in profile.segments} | {e.kind for e in profile.entities}
         springs |= {(e.direction, e.strength) for e in profile.entities if e.kind == "spring"}
