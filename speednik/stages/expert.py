@@ -60,7 +60,7 @@ PIECE_WEIGHTS_EXPERT: dict[str, float] = {
     "spring_wall": 1, "bonus": 1,
     "deep_halfpipe": 3, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 8,
     "low_tunnel": 2, "spike_platform": 2, "pit_platform": 2, "bridge_pit": 2,
-    "enemy_landing": 2, "low_flyers": 2, "chain": 28,
+    "enemy_landing": 2, "low_flyers": 2, "chain": 32,
 }
 
 
