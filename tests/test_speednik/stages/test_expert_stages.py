@@ -25,9 +25,9 @@ from speednik.stages import (
     load_stage,
 )
 from speednik.stages.builder import build_stage
-from speednik.stages.expert import certified_expert, draw_expert_data
+from speednik.stages.expert import certified_expert, draw_expert_data, expert_profile
 from speednik.stages.generator import PIECE_WEIGHTS
-from speednik.stages.profile import StageError, profile_from_dict
+from speednik.stages.profile import MAX_SLOPE, StageError, profile_from_dict
 
 EXPERT_SAMPLE = range(24)
 
@@ -119,6 +119,20 @@ def test_expert_stages_use_the_whole_vocabulary():
             "platform", "spikes", "enemy"} <= kinds
     assert {("up", "red"), ("up", "yellow"), ("right", "yellow")} <= springs
     assert max(depths) >= 160 and min(clearances) <= 64
+
+
+def test_some_steep_climbs_end_at_a_pit_close_past_the_crest():
+    # Hand-made stages put a pit within a jump's lead of a steep crest,
+    # where a jump from the slope flies back onto it; expert stages must
+    # ask for that too, not only leave 176 px or more to run out the climb.
+    runouts = []
+    for seed in range(40):
+        segments = expert_profile(seed).segments
+        for climb, crest, pit in zip(segments, segments[1:], segments[2:]):
+            if (climb.kind == "ramp" and climb.rise >= 0.7 * MAX_SLOPE * climb.length
+                    and crest.kind == "flat" and pit.kind == "gap"):
+                runouts.append(crest.length)
+    assert min(runouts) < 176 and max(runouts) >= 176, runouts
 
 
 def test_one_rule_does_not_finish_expert_stages():
