@@ -9,8 +9,9 @@ What expert adds to hard's pieces:
   a wide pit or down a slope;
 - long climbs at nearly the steepest slope allowed, up to pipeworks'
   (256 px at 38.7 degrees), some ending at a pit 32-224 px past the
-  crest, some topped by spikes, some by a walker past the crest;
+  crest, some topped by spikes, some by a walker 16-128 px past the crest;
 - low tunnels (48-64 px of clearance) and platforms over spikes and pits;
+- loops after a slope down and a short run, as on canyon;
 - bridges with a pit right after them, a walker on a jump's landing,
   flyers low over the path;
 - chains: three to five pits, steps and spikes with 96-192 px between
@@ -60,7 +61,7 @@ PIECE_WEIGHTS_EXPERT: dict[str, float] = {
     "spring_wall": 1, "bonus": 1,
     "deep_halfpipe": 3, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 8,
     "low_tunnel": 2, "spike_platform": 2, "pit_platform": 2, "bridge_pit": 2,
-    "enemy_landing": 2, "low_flyers": 2, "chain": 32,
+    "enemy_landing": 2, "low_flyers": 2, "chain": 32, "downhill_loop": 2,
 }
 
 
@@ -142,7 +143,7 @@ def expert_builder_class():
                 # out and the jump taken on the crest, since a jump from
                 # the slope flies back onto it.
                 return self.piece_gap(96, level=True, lead=self.span(32, 224))
-            if top < 0.65:
+            if top < 0.6:
                 # Spikes on the crest: a jump that the climb has slowed.
                 width = self.rng.choice((32, 48, 64))
                 self.flat(self.span(48, 96))
@@ -152,15 +153,35 @@ def expert_builder_class():
                 # A walker past the crest, as on pipeworks: seen from the
                 # slope, where a jump throws the player back down (a jump
                 # leaves the ground square to it), so the climb is run to
-                # its end first. Its patrol can come within 64 px of the
-                # crest: a policy that jumps at any enemy in view meets it
-                # often enough to unlearn it.
+                # its end first. Its patrol starts 16-128 px past the
+                # crest: hand-made stages guard a crest from 48 px on, and
+                # a policy that jumps at any enemy in view meets it often
+                # enough to unlearn it.
+                past = self.span(16, 128)
                 span = self.span(64, 128)
-                self.flat(self.span(32, 128))
-                self.ent("walker", self.x + 32, span=span,
+                self.ent("walker", self.x + past, span=span,
                          period=self.rng.choice((180, 240, 300)))
-                self.flat(span + 64)
+                self.flat(past + span + 64)
             self.flat(self.span(128, 256))
+            return True
+
+        def _downhill_loop(self) -> bool:
+            # As canyon: a slope down, then a short run into the loop. The
+            # slope gives the speed a long flat run-up gives, so a loop
+            # comes 128-320 px after the foot of the slope where a flat
+            # run-up leads into it over 512-640 px.
+            drop = self.span(96, 192, 8)
+            radius = self.span(64, 112)
+            if self.level + drop > LEVEL_BOTTOM:
+                return False
+            self.flat(LEAD)
+            # Canyon's slope is 32 degrees, three quarters of the steepest.
+            slope = self.rng.uniform(0.6, 0.8) * MAX_SLOPE
+            self.seg("ramp", length=_round_up(drop / slope, 32), rise=-drop)
+            self.flat(self.span(128, 320))
+            self.rings(self.x + 64 + radius - 39, 4, spacing=26)
+            self.seg("loop", radius=radius)
+            self.flat(self.span(256, 384))
             return True
 
         def _low_tunnel(self) -> bool:

@@ -205,6 +205,46 @@ def test_steep_climbs_reach_pipeworks_and_some_are_topped_by_spikes_or_a_walker(
     assert spiked + walked < len(rises)
 
 
+def test_a_walker_on_a_steep_crest_can_stand_as_near_as_hand_made_stages_put_one():
+    # cascade and aqueduct guard their crests with a walker 48 px past it;
+    # a generator that kept walkers 64 px or more away never showed one.
+    from speednik.stages.expert import EXPERT, expert_builder_class
+
+    past = []
+    for seed in range(200):
+        b = expert_builder_class()(random.Random(seed), EXPERT)
+        b.level = 800
+        if not b.piece("steep_climb"):
+            continue
+        walkers = [e for e in b.entities if e["kind"] == "walker"]
+        if walkers:
+            crest, x = None, 0
+            for seg in b.segments:
+                x += seg.get("length", 0)
+                if seg["kind"] == "ramp" and seg["rise"] > 0:
+                    crest = x
+            past.append(walkers[0]["x"] - crest)
+    assert min(past) <= 48 and max(past) >= 128 and min(past) >= 16, past
+
+
+def test_some_loops_follow_a_slope_down_and_a_short_run():
+    # canyon's loop comes 256 px after the foot of a slope down; flat
+    # run-ups of 512 px or more never asked a policy to keep the slope's speed.
+    from speednik.stages.expert import EXPERT, expert_builder_class
+    from speednik.stages.generator import LEVEL_BOTTOM
+
+    runs = []
+    for seed in range(40):
+        segments = expert_profile(seed).segments
+        for down, run, loop in zip(segments, segments[1:], segments[2:]):
+            if down.kind == "ramp" and down.rise < 0 and run.kind == "flat" and loop.kind == "loop":
+                runs.append(run.length)
+    assert runs and max(runs) <= 320, runs
+    b = expert_builder_class()(random.Random(0), EXPERT)
+    b.level = LEVEL_BOTTOM
+    assert not b.piece("downhill_loop") and not b.segments
+
+
 def test_a_steep_climb_drawn_high_up_goes_down_to_its_foot_first():
     """Walls and cliffs keep the ground high; a climb drawn there still
     fits, after a way down, instead of being left out of the stage."""
