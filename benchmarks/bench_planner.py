@@ -6,8 +6,11 @@ and the planner's search, with any redraws).
 
 Prints the median (and slowest) planner time on the built-in stages and on
 gen:DIFFICULTY:0-19 of every difficulty, then the generation time per
-expert stage and how many draws the seeds needed. Runs in about a minute
-on 2 cores, after the engine's first compile.
+expert stage and how many draws the seeds needed, then how long an
+evolution run's start takes to certify 128 expert stages with one worker
+and with two (`certify_in_parallel`, then the build; target: two at least 1.6x as fast
+as one). Runs in about two minutes on 2 cores, after the engine's first
+compile.
 """
 from __future__ import annotations
 
@@ -21,9 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from speednik.engine import warm_up  # noqa: E402
 from speednik.engine.planner import plan_stage  # noqa: E402
 from speednik.stages import DIFFICULTIES, generate_stage, list_stages, load_stage  # noqa: E402
+from speednik.stages import expert  # noqa: E402
 from speednik.stages.expert import certified_expert  # noqa: E402
 
 SEEDS = range(20)
+# Seeds no other line here certifies, as many as a recipe's expert training set.
+PARALLEL_SEEDS = range(300, 428)
+PARALLEL_TARGET = 1.6
 
 
 def timed(fn):
@@ -67,6 +74,20 @@ def main() -> int:
     print(f"expert generation (seeds 100-119, certified): median "
           f"{statistics.median(gen) * 1000:.0f} ms, slowest {max(gen) * 1000:.0f} ms per "
           f"stage; draws per stage: mean {statistics.mean(draws):.2f}, most {max(draws)}")
+    took = {}
+    for workers in (1, 2):
+        expert._CERTIFIED_DRAW.clear()
+        if workers == 1:
+            took[workers], _ = timed(lambda: [certified_expert(s) for s in PARALLEL_SEEDS])
+        else:
+            # ...and then built here, as a run builds them.
+            took[workers], _ = timed(lambda: (expert.certify_in_parallel(PARALLEL_SEEDS, 2),
+                                              [certified_expert(s) for s in PARALLEL_SEEDS]))
+    ratio = took[1] / took[2]
+    verdict = "meets" if ratio >= PARALLEL_TARGET else "MISSES"
+    print(f"certifying gen:expert:300-427 before a run: 1 worker {took[1]:.1f} s, "
+          f"2 workers {took[2]:.1f} s, {ratio:.2f}x ({verdict} the target of "
+          f"{PARALLEL_TARGET}x)")
     return 0
 
 

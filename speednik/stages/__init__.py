@@ -244,6 +244,29 @@ def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], S
     return ("generated", seed, level), lambda: build_stage(generate_profile(seed, level))
 
 
+def certify_expert_stages(names: Iterable[object], workers: int,
+                          progress: Callable[[int, int], None] | None = None) -> None:
+    """Run the planner on the expert stages among `names` (single stages,
+    as `expand_stages` gives them) in `workers` processes at once, so that
+    building them afterwards in this process is quick; `progress(done,
+    total)` after each. Names that are not well-formed expert stages are
+    passed over: building them reports them."""
+    seeds = []
+    for name in names:
+        if not is_stage_set(name):
+            continue
+        try:
+            seed, difficulty = single_generated(name)
+            if normalise_difficulty(difficulty) == "expert":
+                seeds.append(seed)
+        except StageError:
+            continue
+    if seeds:
+        from speednik.stages.expert import certify_in_parallel
+
+        certify_in_parallel(seeds, workers, progress)
+
+
 def load_stage(name: str | os.PathLike[str]) -> Stage:
     """A built-in stage by name, a stage from a profile file's path, or a
     generated stage named `gen:DIFFICULTY:SEED`."""
@@ -259,6 +282,7 @@ __all__ = [
     "Stage", "StageError", "UnknownStageError", "load_stage", "list_stages",
     "handmade_stages", "HANDMADE_DIR",
     "generate_stage", "load_profile", "build_stage", "generate_profile",
+    "certify_expert_stages",
     "Profile", "StageInfo", "SegmentSpec", "EntitySpec", "read_profile",
     "parse_profile", "profile_from_dict", "profile_to_dict", "profile_to_toml",
     "BUILTIN_STAGES", "DIFFICULTIES", "StageSetError", "expand_stages", "is_stage_set",

@@ -259,3 +259,60 @@ def test_a_steep_climb_drawn_high_up_goes_down_to_its_foot_first():
         down, up = ramps[0], ramps[1]
         assert down["rise"] < 0 < up["rise"]
         assert LEVEL_TOP + 16 - down["rise"] - up["rise"] >= LEVEL_TOP
+
+
+def _counting_planner(monkeypatch):
+    import speednik.engine.planner as planner
+
+    calls, real = [], planner.plan_stage
+
+    def counted(stage, *args, **kwargs):
+        calls.append(stage)
+        return real(stage, *args, **kwargs)
+
+    monkeypatch.setattr(planner, "plan_stage", counted)
+    return calls
+
+
+def test_stages_certified_in_other_processes_are_those_certified_here(monkeypatch):
+    from speednik.stages import expert
+
+    seeds = [91001, 91002, 91003]
+    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    here = [expert.certified_expert(seed)[0] for seed in seeds]
+    draws = dict(expert._CERTIFIED_DRAW)
+    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    expert.certify_in_parallel(seeds, workers=2)
+    assert expert._CERTIFIED_DRAW == draws
+    calls = _counting_planner(monkeypatch)
+    assert [expert.certified_expert(seed)[0] for seed in seeds] == here
+    assert calls == []      # the draws found elsewhere are built, not searched again
+
+
+def test_a_run_certifies_its_expert_stages_in_its_worker_processes(monkeypatch):
+    from evolution.cli.run_stages import build_stages
+    from speednik.stages import expert
+
+    for workers, seeds in ((1, [91011, 91012]), (2, [91021, 91022])):
+        monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+        calls = _counting_planner(monkeypatch)
+        kept = build_stages([f"gen:expert:{s}" for s in seeds] + ["gen:hard:3"],
+                            quiet=True, workers=workers)
+        try:
+            assert sorted(expert._CERTIFIED_DRAW) == seeds
+            # Planned in this process with one worker, in the workers with two.
+            assert len(calls) >= len(seeds) if workers == 1 else calls == []
+        finally:
+            kept.release()
+
+
+def test_a_seed_with_no_certified_draw_is_reported_by_its_build(monkeypatch):
+    from evolution.cli.run_stages import build_stages
+    from evolution.config import ConfigError
+    from speednik.stages import expert
+
+    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(expert, "MAX_DRAWS", 0)
+    with pytest.raises(ConfigError, match=r"gen:expert:91031.*no certified expert stage"):
+        build_stages(["gen:expert:91031", "gen:expert:91032"], quiet=True, workers=2)
+    assert expert._CERTIFIED_DRAW == {}
