@@ -65,7 +65,10 @@ def test_an_emitted_stage_is_the_first_certified_draw_of_its_seed():
 
 def test_a_draw_the_planner_does_not_finish_is_never_emitted(monkeypatch):
     import speednik.engine.planner as planner
+    from speednik.stages import expert
 
+    # Nothing remembered from earlier certifications in this process.
+    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
     real = planner.plan_stage
     refused = []
 
@@ -79,6 +82,7 @@ def test_a_draw_the_planner_does_not_finish_is_never_emitted(monkeypatch):
     profile, _ = certified_expert(9)
     assert refused and "(draw 1)" in profile.stage.description
     monkeypatch.setattr(planner, "plan_stage", lambda stage, **kw: planner.Plan(False, (), 0.0))
+    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
     with pytest.raises(StageError, match="no certified expert stage for seed 9"):
         certified_expert(9)
 
