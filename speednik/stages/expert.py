@@ -3,7 +3,8 @@ the built-in stages use, obstacles that chain, and every stage certified
 finishable by the planner.
 
 What expert adds to hard's pieces:
-- half-pipes 160-224 px deep, which only speed carried in gets out of;
+- half-pipes 160-224 px deep with 0-256 px of flat bottom, which only
+  speed carried in gets out of;
 - cliffs of 200-256 px that only a red spring climbs, and walls of
   96-170 px with a yellow one; a side spring that throws the player into
   a wide pit or down a slope;
@@ -59,7 +60,7 @@ PIECE_WEIGHTS_EXPERT: dict[str, float] = {
     "hill": 1, "ramp": 1, "gap": 2, "step_up": 2, "step_down": 1, "walker": 1,
     "flyer": 1, "spikes": 1, "bridge": 1, "tunnel": 1, "halfpipe": 1, "loop": 2,
     "spring_wall": 1, "bonus": 1,
-    "deep_halfpipe": 3, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 8,
+    "deep_halfpipe": 5, "red_cliff": 6, "yellow_wall": 2, "side_spring": 2, "steep_climb": 8,
     "low_tunnel": 2, "spike_platform": 2, "pit_platform": 2, "bridge_pit": 2,
     "enemy_landing": 2, "low_flyers": 2, "chain": 32, "downhill_loop": 2,
 }
@@ -79,7 +80,10 @@ def expert_builder_class():
             depth = self.span(160, 224)
             if self.level + depth > DEEPEST_FLOOR:
                 return False
-            length = 2 * depth + self.span(64, 256)
+            # Hand-made pipes put 0-64 px of flat between their quarter
+            # circles; a short bottom throws the player up the far side
+            # sooner, with less time to run out of speed.
+            length = 2 * depth + self.span(0, 256)
             self.flat(self.span(LEAD, 512))
             self.rings(self.x + depth + 16, 4, spacing=24)
             self.seg("halfpipe", length=length, depth=depth)

@@ -249,6 +249,18 @@ def test_some_loops_follow_a_slope_down_and_a_short_run():
     assert not b.piece("downhill_loop") and not b.segments
 
 
+def test_some_deep_half_pipes_have_a_bottom_as_short_as_hand_made_ones():
+    # Hand-made pipes put 0-64 px of flat between their quarter circles;
+    # a generator that kept 64 px or more never asked for the quick climb
+    # out of aqueduct's cistern or summit's bowl. Emitted stages are
+    # certified, so the planner climbs out of these.
+    bottoms = []
+    for seed in range(40):
+        bottoms += [s.length - 2 * s.depth for s in expert_profile(seed).segments
+                    if s.kind == "halfpipe" and s.depth >= 160]
+    assert len(bottoms) >= 6 and min(bottoms) <= 32 and max(bottoms) >= 192, bottoms
+
+
 def test_a_steep_climb_drawn_high_up_goes_down_to_its_foot_first():
     """Walls and cliffs keep the ground high; a climb drawn there still
     fits, after a way down, instead of being left out of the stage."""
