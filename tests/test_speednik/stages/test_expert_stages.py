@@ -253,7 +253,7 @@ def test_some_deep_half_pipes_have_a_bottom_as_short_as_hand_made_ones():
     # Hand-made pipes put 0-64 px of flat between their quarter circles;
     # a generator that kept 64 px or more never asked for the quick climb
     # out of aqueduct's cistern or summit's bowl. Emitted stages are
-    # certified, so the planner climbs out of these.
+    # certified, so the planner gets past each of these.
     bottoms = []
     for seed in range(40):
         bottoms += [s.length - 2 * s.depth for s in expert_profile(seed).segments
