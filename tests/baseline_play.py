@@ -49,13 +49,15 @@ def right_jumper(observation: str, jump_weights: dict[str, float]):
     return genome
 
 
-def episodes_on_both_engines(observation: str, genome, seeds=(10000, 10001, 10002)):
+def episodes_on_both_engines(observation: str, genome, seeds=(10000, 10001, 10002),
+                             action_repeat: int = 1):
     """The linear `genome` over `observation` played on expert stages
-    `seeds`, 1500 frames at most: (readable results, compiled results)."""
+    `seeds`, 1500 frames at most, deciding every `action_repeat` frames:
+    (readable results, compiled results)."""
     from runners import RunnerConfig, run_episodes
 
     items = [(("linear", (observation, genome)), f"gen:expert:{seed}") for seed in seeds]
-    config = RunnerConfig(max_steps=1500)
+    config = RunnerConfig(max_steps=1500, action_repeat=action_repeat)
     return run_episodes(items, config), run_episodes(items, config, engine="compiled")
 
 

@@ -1,11 +1,12 @@
 """The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room",
-"footing", "local" and "onward" observations (`speednik.observation`), compiled: written into a
-float32 array instead of returned.
+"footing", "local", "onward" and "stride" observations (`speednik.observation`), compiled:
+written into a float32 array instead of returned.
 
 Every observation is written into an array of OBS_WIDEST values: "local"
 is "footing" written in full, then moved down over the values it leaves
-out, and "onward" is written as "footing" with its own flights, then
-moved down the same way."""
+out, and "onward" (and "stride", onward with its later flights pressed two
+frames on) is written as "footing" with its own flights, then moved down
+the same way."""
 from __future__ import annotations
 
 import math
@@ -80,6 +81,7 @@ from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
 from speednik.observation.footing import FOOTING_FRAMES, FOOTING_VALUES, SPIKES_BEHIND
 from speednik.observation.local import LOCAL_KEPT
 from speednik.observation.onward import ONWARD_VALUES, STEEP_ANGLE
+from speednik.observation.stride import STRIDE
 from speednik.observation.landing import FLIGHT_FRAMES, LANDING_VALUES, LATER, PREDICT_BELOW
 from speednik.observation.lookahead import (
     _INV_SPRING_REACH,
@@ -142,6 +144,7 @@ OBS_ROOM = get_observation("room").compiled_kind
 OBS_FOOTING = get_observation("footing").compiled_kind
 OBS_LOCAL = get_observation("local").compiled_kind
 OBS_ONWARD = get_observation("onward").compiled_kind
+OBS_STRIDE = get_observation("stride").compiled_kind
 # The rule a flight is judged by: "landing"'s, "footing"'s, or "onward"'s
 # (footing's, moving on).
 RULE_LANDING, RULE_FOOTING, RULE_ONWARD = 0, 1, 2
@@ -221,11 +224,12 @@ def observe(kind, st, f, s, gone, out, flights):
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
     if kind >= OBS_LANDING:
-        rule = (RULE_ONWARD if kind == OBS_ONWARD
+        rule = (RULE_ONWARD if kind == OBS_ONWARD or kind == OBS_STRIDE
                 else RULE_FOOTING if kind == OBS_FOOTING or kind == OBS_LOCAL
                 else RULE_LANDING)
-        landing_values(st, f, s, out, flights, kind == OBS_ROOM, rule)
-    if kind == OBS_LOCAL or kind == OBS_ONWARD:
+        landing_values(st, f, s, out, flights, kind == OBS_ROOM, rule,
+                       STRIDE if kind == OBS_STRIDE else LATER)
+    if kind == OBS_LOCAL or kind == OBS_ONWARD or kind == OBS_STRIDE:
         # Each kept value moves to an index at or below its own, in order,
         # so no value is overwritten before it has moved.
         for i in range(len(_LOCAL_KEPT)):
@@ -726,7 +730,7 @@ def _flight_room(st, f0, s0, left, right, jump, f, s, room, rule):
 
 
 @frame_jit
-def landing_values(st, f, s, out, flights, room, rule):
+def landing_values(st, f, s, out, flights, room, rule, later):
     """`speednik.observation.landing.landing_values` into out[FULL_LANDS:+5],
     after the pit probes, and with room
     `speednik.observation.room.room_values` into out[FULL_LANDS:+7]; by
@@ -737,7 +741,8 @@ def landing_values(st, f, s, out, flights, room, rule):
     not change), so when this frame's player is the one last frame's
     later plans started from (it ran on, as they did), their results are
     this frame's full and hop, equal to playing them again; running
-    toward a pit, that is two flights of five saved."""
+    toward a pit, that is two flights of five saved. The later plans run
+    on for `later` frames ("stride": two) before they press jump."""
     fly_f, fly_s, run_f, run_s, memo = flights
     k = FULL_LANDS
     n = 7 if room else 5
@@ -754,8 +759,10 @@ def landing_values(st, f, s, out, flights, room, rule):
         return
     flying = _flying(s)
     # memo[0]: 0 nothing kept, 1 the lands values, 2 the rooms too, -1
-    # the values of "footing", -2 those of "onward" (each rule's kept for
-    # itself alone).
+    # the values of "footing", -2 those of "onward" and "stride" (each
+    # rule's kept for itself alone; whatever frames the later plans ran on
+    # for, they are the flights of the state they ran to, which run_f and
+    # run_s hold).
     wanted = -float(rule) if rule != RULE_LANDING else (2.0 if room else 1.0)
     kept = memo[0] == wanted if rule != RULE_LANDING else memo[0] >= wanted
     if not flying and kept and _is_run_state(f, s, run_f, run_s):
@@ -786,7 +793,7 @@ def landing_values(st, f, s, out, flights, room, rule):
         run_f[i] = f[i]
     for i in range(len(s)):
         run_s[i] = s[i]
-    for _ in range(LATER):
+    for _ in range(later):
         if _flying(run_s):
             break
         _ground_frame(st, run_f, run_s, False, True, False, False)

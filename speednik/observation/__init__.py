@@ -29,7 +29,9 @@ extends `pits`, as `landing` does):
 - `local` (55): footing less the five values that say where on the stage
   the player is and when (x, y, max_x, goal_dx, time);
 - `onward` (55): local with its flights read 1 only when the player comes
-  down moving on, and played on steep ground too.
+  down moving on, and played on steep ground too;
+- `stride` (55): onward for a policy deciding every other frame: its two
+  later flights press jump two frames later, at the next decision.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -111,6 +113,7 @@ from speednik.observation.stall import (
     extract_stall_observation,
     stall_clock,
 )
+from speednik.observation.stride import STRIDE, STRIDE_VALUES, extract_stride_observation
 from speednik.observation.terrain import (
     TERRAIN_NAMES,
     TERRAIN_OBS_DIM,
@@ -131,7 +134,8 @@ __all__ = [
     "ROOM_VALUES", "extract_room_observation", "FOOTING_NAMES", "FOOTING_OBS_DIM",
     "FOOTING_VALUES", "extract_footing_observation", "LOCAL_NAMES", "LOCAL_OBS_DIM",
     "LOCAL_VALUES", "extract_local_observation", "ONWARD_NAMES", "ONWARD_OBS_DIM",
-    "ONWARD_VALUES", "extract_onward_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "ONWARD_VALUES", "extract_onward_observation", "STRIDE", "STRIDE_VALUES",
+    "extract_stride_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

@@ -138,9 +138,10 @@ def flight(sim: SimState, left: bool, right: bool, jump: bool, delay: int = 0,
     return player if p.on_ground and p.y + radii(p)[1] <= deepest else None
 
 
-def plan_flights(sim: SimState, rule: FlightRule = LANDING_RULE) -> tuple:
+def plan_flights(sim: SimState, rule: FlightRule = LANDING_RULE, later: int = LATER) -> tuple:
     """The landed players (`flight` under `rule`, None for a fall) of the
-    five plans, in the order of the values."""
+    five plans, in the order of the values; the later two pressed after
+    `later` frames of running on."""
     hop = flight(sim, *HOP, rule=rule)
     p = sim.player.physics
     flying = _flying(sim.player)
@@ -151,8 +152,8 @@ def plan_flights(sim: SimState, rule: FlightRule = LANDING_RULE) -> tuple:
     brake = flight(sim, *BRAKE, rule=rule)
     if flying:
         return full, hop, brake, full, hop
-    return (full, hop, brake, flight(sim, *FULL, LATER, rule=rule),
-            flight(sim, *HOP, LATER, rule=rule))
+    return (full, hop, brake, flight(sim, *FULL, later, rule=rule),
+            flight(sim, *HOP, later, rule=rule))
 
 
 def landing_values(sim: SimState, pit_ahead_dx: float) -> list[float]:

@@ -39,7 +39,7 @@ import numpy as np
 
 from speednik.observation.basic import F32
 from speednik.observation.footing import FOOTING_RULE, spikes_in_view
-from speednik.observation.landing import BRAKE, PLANS, PREDICT_BELOW, plan_flights
+from speednik.observation.landing import BRAKE, LATER, PLANS, PREDICT_BELOW, plan_flights
 from speednik.observation.local import LOCAL_KEPT, LOCAL_VALUES
 from speednik.observation.pits import extract_pits_observation as _pits
 from speednik.observation.value import Value, index_of, names
@@ -70,18 +70,21 @@ def on_steep_ground(sim: SimState) -> bool:
     return bool(p.on_ground) and min(p.angle, 256 - p.angle) >= STEEP_ANGLE
 
 
-def onward_values(sim: SimState, pit_ahead_dx: float) -> list[float]:
-    """The five values, given the "pits" reading of the next pit."""
+def onward_values(sim: SimState, pit_ahead_dx: float, later: int = LATER) -> list[float]:
+    """The five values, given the "pits" reading of the next pit; the later
+    two pressed after `later` frames of running on."""
     if pit_ahead_dx >= PREDICT_BELOW and not spikes_in_view(sim) and not on_steep_ground(sim):
         return [1.0] * 5
     return [0.0 if landed is None or (right and landed.physics.ground_speed <= 0.0) else 1.0
-            for landed, right in zip(plan_flights(sim, FOOTING_RULE), _HOLDS_RIGHT)]
+            for landed, right in zip(plan_flights(sim, FOOTING_RULE, later), _HOLDS_RIGHT)]
 
 
-def extract_onward_observation(sim: SimState) -> np.ndarray:
+def extract_onward_observation(sim: SimState, later: int = LATER) -> np.ndarray:
     """The 55-value "onward" observation (table in the module docstring):
     the first 50 values of "local", then whether the flights of "landing"
-    come down on ground moving on."""
+    come down on ground moving on (the later two pressed after `later`
+    frames of running on)."""
     pits = _pits(sim)
     kept = pits[_PITS_KEPT]
-    return np.concatenate((kept, np.array(onward_values(sim, float(kept[_PIT_AHEAD_DX])), F32)))
+    return np.concatenate((kept, np.array(onward_values(sim, float(kept[_PIT_AHEAD_DX]), later),
+                                          F32)))

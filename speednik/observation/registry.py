@@ -18,6 +18,7 @@ from speednik.observation.onward import ONWARD_VALUES, extract_onward_observatio
 from speednik.observation.pits import PITS_VALUES, extract_pits_observation
 from speednik.observation.room import ROOM_VALUES, extract_room_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
+from speednik.observation.stride import STRIDE_VALUES, extract_stride_observation
 from speednik.observation.terrain import TERRAIN_VALUES, extract_terrain_observation
 from speednik.observation.value import Value, names
 
@@ -112,6 +113,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "local with its flights read 1 only when the player comes down moving on (a jump "
         "from a steep climb that throws it back reads 0), played on steep ground too",
         compiled_kind=10),
+    "stride": ObservationEncoder(
+        "stride", STRIDE_VALUES, extract_stride_observation,
+        "onward for a policy deciding every other frame (--action-repeat 2): its two "
+        "later flights press jump two frames later, at the next decision",
+        compiled_kind=11),
 }
 DEFAULT_OBSERVATION = "basic"
 

@@ -517,7 +517,7 @@ def test_the_stall_clock_counts_going_back_and_standing_still():
 
 def test_registry_names_and_sizes():
     assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead", "pits",
-                                   "landing", "room", "footing", "local", "onward")
+                                   "landing", "room", "footing", "local", "onward", "stride")
     basic, ter = get_observation("basic"), get_observation("terrain")
     haz, stall = get_observation("hazards"), get_observation("stall")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
@@ -540,7 +540,10 @@ def test_registry_names_and_sizes():
     assert local.size == 55 and set(local.feature_names) < set(footing.feature_names)
     onward = get_observation("onward")
     assert onward.size == 55 and onward.feature_names[:50] == local.feature_names[:50]
-    for enc in (basic, ter, haz, stall, look, pits, landing, room, footing, local, onward):
+    stride = get_observation("stride")
+    assert stride.size == 55 and stride.feature_names == onward.feature_names
+    for enc in (basic, ter, haz, stall, look, pits, landing, room, footing, local, onward,
+                stride):
         assert len(enc.feature_names) == enc.size
 
 
