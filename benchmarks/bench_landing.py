@@ -1,5 +1,5 @@
-"""What the `landing`, `room`, `footing` and `onward` observations cost
-beside `pits`, on expert stages.
+"""What the `landing`, `room`, `footing`, `onward` and `stride` observations
+cost beside `pits`, on expert stages.
 
 A hand-set linear policy (run right; jump when a pit starts within a
 column) plays the 50 expert validation stages `gen:expert:10000-10049` on
@@ -12,8 +12,12 @@ spikes too, followed deeper and longer, and for `onward` also on steep
 ground, with five values fewer for the policy to weigh). A second hand-set policy
 hops whenever it can (run right; jump when a jump can start, let go
 in the air): most of its frames are in the air, where each decision
-plays its flights afresh. Prints frames per second for each, best of three,
-and their ratios, taken in this one run.
+plays its flights afresh. Then both policies decide every other frame
+(`--action-repeat 2`) over `onward` and `stride`, whose later flights
+press jump two frames on: when a decision finds the player where the
+last one's later plans ran to, their flights are its own, so fewer are
+played. Prints frames per second for each, best of three, and their
+ratios, taken in this one run.
 Nothing is asserted.
 """
 from __future__ import annotations
@@ -63,7 +67,7 @@ def hopper(observation: str) -> np.ndarray:
     return right_jumper(observation, 0.5, "jump_ready", 1.0)
 
 
-def rate(stages, observation: str, policy=pit_jumper) -> tuple[float, int]:
+def rate(stages, observation: str, policy=pit_jumper, repeat: int = 1) -> tuple[float, int]:
     params = policy(observation)[None, :]
     episode_stage = np.arange(len(stages))
     episode_params = np.zeros(len(stages), np.int64)
@@ -71,7 +75,8 @@ def rate(stages, observation: str, policy=pit_jumper) -> tuple[float, int]:
     for _ in range(REPEATS):
         t0 = time.perf_counter()
         batch = run_policy_batch(stages, episode_stage, episode_params, params,
-                                 observation=observation, stall_frames=300, threads=1)
+                                 observation=observation, stall_frames=300, threads=1,
+                                 action_repeat=repeat)
         frames = int(batch.steps.sum())
         best = max(best, frames / (time.perf_counter() - t0))
     return best, frames
@@ -95,6 +100,15 @@ def main() -> None:
               f"room {pits / room:.2f}x ({landing / room:.3f}x landing's), "
               f"footing {pits / footing:.2f}x ({landing / footing:.3f}x landing's), "
               f"onward {pits / onward:.2f}x ({landing / onward:.3f}x landing's)")
+    for title, policy in (("the pit jumper", pit_jumper), ("the hopper", hopper)):
+        rates = {name: rate(stages, name, policy, repeat=2) for name in ("onward", "stride")}
+        print(f"== {STAGES}, {title} deciding every other frame, compiled, 1 thread, "
+              f"best of {REPEATS}")
+        for name, (value, frames) in rates.items():
+            print(f"{name:<8s} {value:>12,.0f} frames/s   ({frames:,} frames)")
+        (onward, onward_frames), (stride, stride_frames) = rates["onward"], rates["stride"]
+        print(f"stride plays a frame in {onward / stride:.2f}x the time of onward "
+              f"(the same frames: {onward_frames == stride_frames})")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant footing-520  ... stopped at 520 M frames
     python benchmarks/generalization.py --variant local-520  ... over "local"
     python benchmarks/generalization.py --variant onward-520  ... over "onward"
+    python benchmarks/generalization.py --variant stride-520  ... over "stride"
     python benchmarks/generalization.py --variant failures-64  the recipe before: 64 expert stages
     python benchmarks/generalization.py --variant uniform  before that: stages drawn alike
     python benchmarks/generalization.py --variant pits  ... and before: linear, over "pits"
@@ -119,6 +120,9 @@ LOCAL_520 = ["local" if a == "footing" else a for a in FOOTING_520]
 # That over "onward": a jump that throws the player back down a climb
 # reads as a fall.
 ONWARD_520 = ["onward" if a == "local" else a for a in LOCAL_520]
+# That over "stride": the later flights press jump at the next decision
+# of a policy deciding every other frame, not a frame later.
+STRIDE_520 = ["stride" if a == "onward" else a for a in ONWARD_520]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -152,6 +156,7 @@ VARIANTS = {
     "footing-520": FOOTING_520,
     "local-520": LOCAL_520,
     "onward-520": ONWARD_520,
+    "stride-520": STRIDE_520,
     "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
