@@ -24,6 +24,10 @@ from speednik.stages import StageSetError, expand_stages, is_stage_set, list_sta
 
 # How a generation's training stages are drawn (`evolution.loop.stage_draw`).
 STAGE_DRAWS = ("uniform", "failures")
+# What a validation stage counts for when candidates are compared
+# (`evolution.loop.validation`): each stage alike, or each validation set
+# alike (the fraction of it completed, averaged over the sets).
+VALIDATION_WEIGHTS = ("stage", "set")
 
 
 class ConfigError(ValueError):
@@ -64,6 +68,10 @@ class EvolutionConfig:
     # held-out test) is the candidate with the best results on them,
     # chosen every `test_every` generations; they never steer the search.
     validation_stages: tuple[str, ...] = ()
+    # How candidates are compared there: "stage", by the stages completed;
+    # "set", by the fraction of each validation set completed, averaged
+    # over the sets, so that a small set counts as much as a large one.
+    validation_weight: str = "stage"
     # Each generation is scored on this many of the training stages,
     # drawn anew (`stage_draw`); None: on all of them.
     stages_per_generation: int | None = None
@@ -202,6 +210,14 @@ class EvolutionConfig:
             raise ConfigError(f"stage_draw {self.stage_draw!r} draws among the training "
                               f"stages, so it needs stages_per_generation; accepted: "
                               f"stage_draw 'uniform' without it")
+        if self.validation_weight not in VALIDATION_WEIGHTS:
+            raise ConfigError(f"unknown validation_weight {self.validation_weight!r}; "
+                              f"accepted: {', '.join(VALIDATION_WEIGHTS)}")
+        if self.validation_weight != "stage" and not self.validation_stages:
+            raise ConfigError(f"validation_weight {self.validation_weight!r} compares "
+                              f"candidates on validation stages, so it needs "
+                              f"validation_stages; accepted: validation_weight 'stage' "
+                              f"without them")
         if self.observation not in list_observations():
             raise ConfigError(
                 f"unknown observation {self.observation!r}; accepted: "
@@ -265,6 +281,11 @@ class EvolutionConfig:
     def validation_stage_names(self) -> list[str]:
         """One name per validation stage, generated sets expanded."""
         return expand_stages(self.validation_stages)
+
+    def validation_sets(self) -> list[list[str]]:
+        """The validation stages by the set (or single stage) that named
+        them, in order."""
+        return [expand_stages([name]) for name in self.validation_stages]
 
     def policy_spec(self) -> Policy:
         """What a genome of this run is: its policy family with the run's

@@ -7,7 +7,7 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
-from evolution.config import STAGE_DRAWS, ConfigError, EvolutionConfig
+from evolution.config import STAGE_DRAWS, VALIDATION_WEIGHTS, ConfigError, EvolutionConfig
 from evolution.strategies.registry import STRATEGIES, all_settings, list_strategies, readers
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
              "generations the candidates the run keeps are played on them, and the "
              "best there becomes best.json's genome (and the one the held-out test "
              "plays); they never steer the search")
+    opt("--validation-weight", choices=VALIDATION_WEIGHTS,
+        help="what a validation stage counts for when candidates are compared: "
+             "'stage', each stage alike (the most stages completed wins); 'set', each "
+             "--validation-stage set alike (the highest fraction completed, averaged "
+             "over the sets, wins), so that gen:medium:2000-2049 weighs as much as "
+             "gen:expert:10000-10199 beside it")
     opt("--observation",
         help="what the policy sees: " + "; ".join(
             f"'{e.name}' ({e.size} values: {e.description})" for e in OBSERVATIONS.values()))

@@ -6,8 +6,9 @@ generations and at the last one, the candidates the run keeps (the hall
 of fame, the strategy's recommendation, the strategy's own candidates
 (CMA-ES's mean with --cma-validate-mean 1), and the genome chosen so far) are
 played on the validation stages, and the one that completes the most of
-them (then: with the highest mean reward there; then: the earlier
-candidate) becomes the run's genome: best.json holds it, with which
+them (with `validation_weight` "set": the highest fraction of each
+validation set, averaged over the sets; then: with the highest mean
+reward there; then: the earlier candidate) becomes the run's genome: best.json holds it, with which
 candidate it was and the generation it was chosen in ("chosen"), and
 the held-out test plays it. Validation never reaches the search: no fitness, no
 selection and no random number depends on it, so a run evolves the same
@@ -31,11 +32,23 @@ STRATEGY_CANDIDATE = "strategy candidate"
 UNKNOWN = "unknown"
 
 
+def completion_score(completed: dict[str, bool], sets: list[list[str]], weight: str) -> float:
+    """What a candidate's validation counts for, by `weight`: "stage", the
+    stages completed; "set", the fraction of each set completed, averaged
+    over the sets. `completed` maps each validation stage's name to
+    whether the candidate completed it."""
+    if weight == "set":
+        return sum(sum(completed[name] for name in names) / len(names)
+                   for names in sets) / len(sets)
+    return float(sum(completed.values()))
+
+
 class Validation(Reporter):
     def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator) -> None:
         self.config = config
         self.evaluator = evaluator
         self.stages = config.validation_stage_names()
+        self.sets = config.validation_sets()
         # The chosen genome, its training fitness and summary, its
         # validation result (goals, mean reward, mean progress), and where
         # it came from: {"candidate": HALL_OF_FAME, RECOMMENDATION or
@@ -52,13 +65,17 @@ class Validation(Reporter):
             return {"val_goals": None, "val_progress": None}
         candidates = self._candidates(run, gen)
         scores = self.evaluator([c[0] for c in candidates], self.stages)
-        best = None
+        best = rank = None
         for (genome, fitness, summary, origin), (reward, result) in zip(candidates, scores):
-            goals = sum(1 for r in result["results"].values()
-                        if r["metrics"]["goal_reached"])
+            completed = {name: bool(r["metrics"]["goal_reached"])
+                         for name, r in result["results"].items()}
+            goals = sum(completed.values())
             key = (goals, float(reward), float(result["progress"]))
-            if best is None or key[:2] > best[3][:2]:
-                best = (np.array(genome, dtype=np.float64), fitness, summary, key, origin)
+            this = (completion_score(completed, self.sets, self.config.validation_weight),
+                    float(reward))
+            if best is None or this > rank:
+                best, rank = (np.array(genome, dtype=np.float64), fitness, summary, key,
+                              origin), this
         self.chosen = best
         return {"val_goals": best[3][0], "val_progress": best[3][2]}
 

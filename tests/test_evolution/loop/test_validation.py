@@ -178,3 +178,74 @@ def test_cma_validate_mean_offers_the_search_mean_and_changes_nothing_else(tmp_p
         == rows(tmp_path / "without", drop=("seconds", *held))
     assert np.array_equal(load_checkpoint(tmp_path / "without").search["arrays"]["centroid"],
                           mean)
+
+
+def test_weighting_by_set_counts_a_small_set_as_much_as_a_large_one():
+    from evolution.loop.validation import completion_score
+
+    sets = [[f"m{i}" for i in range(50)], [f"e{i}" for i in range(200)]]
+
+    def completed(medium: int, expert: int) -> dict[str, bool]:
+        return {**{f"m{i}": i < medium for i in range(50)},
+                **{f"e{i}": i < expert for i in range(200)}}
+
+    # 47 + 193 = 240 stages against 50 + 187 = 237: by stage the first
+    # wins; by set (0.94 + 0.965 against 1.0 + 0.935, halved) the second.
+    lopsided, even = completed(47, 193), completed(50, 187)
+    assert completion_score(lopsided, sets, "stage") == 240.0
+    assert completion_score(even, sets, "stage") == 237.0
+    assert completion_score(lopsided, sets, "set") < completion_score(even, sets, "set")
+    assert completion_score(even, sets, "set") == pytest.approx((1.0 + 187 / 200) / 2)
+
+
+def set_key(genome, sets) -> tuple[float, float]:
+    """(completion averaged over the sets, mean reward) on `sets`."""
+    from speednik.stages import expand_stages
+
+    names = [expand_stages([s]) for s in sets]
+    results = run_episodes([(("linear", ("terrain", np.asarray(genome))), s)
+                            for group in names for s in group],
+                           RunnerConfig(observation="terrain", max_steps=900))
+    done = [r.metrics["goal_reached"] for r in results]
+    fractions, at = [], 0
+    for group in names:
+        fractions.append(sum(done[at:at + len(group)]) / len(group))
+        at += len(group)
+    return (sum(fractions) / len(fractions), float(np.mean([r.total_reward for r in results])))
+
+
+def test_a_run_weighting_validation_by_set_chooses_by_set_and_evolves_the_same(tmp_path,
+                                                                             monkeypatch):
+    from evolution.loop import validation
+    from evolution.loop.checkpoint import load_checkpoint
+
+    sets = ("gen:easy:200-201", "gen:medium:200-205")
+    by_stage = evolve(config(validation_stages=sets, generations=4), tmp_path / "stage")
+    asked = []
+    score = validation.completion_score
+
+    def recorded(completed, groups, weight):
+        asked.append((weight, [len(g) for g in groups]))
+        return score(completed, groups, weight)
+
+    monkeypatch.setattr(validation, "completion_score", recorded)
+    by_set = evolve(config(validation_stages=sets, generations=4, validation_weight="set"),
+                    tmp_path / "set")
+    assert asked and set(map(str, asked)) == {str(("set", [2, 6]))}
+    training = ("seconds", "val_goals", "val_progress", "test_goals", "test_progress")
+    assert rows(tmp_path / "set", drop=training) == rows(tmp_path / "stage", drop=training)
+    assert by_set.logbook[-1]["max"] == by_stage.logbook[-1]["max"]
+    best = json.loads((tmp_path / "set" / "best.json").read_text())
+    chosen = set_key(best["genome"], sets)
+    hof = [g for g, _ in load_checkpoint(tmp_path / "set").hall_of_fame]
+    assert all(set_key(g, sets) <= chosen for g in hof)
+    assert json.loads((tmp_path / "set" / "config.json").read_text())["settings"][
+        "validation_weight"] == "set"
+
+
+@pytest.mark.parametrize("changes, named", [
+    ({"validation_weight": "sets", "validation_stages": VALIDATION}, "unknown validation_weight"),
+    ({"validation_weight": "set"}, "needs validation_stages")])
+def test_a_validation_weight_it_cannot_use_is_refused(changes, named):
+    with pytest.raises(ConfigError, match=named):
+        config(**changes)
