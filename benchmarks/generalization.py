@@ -11,6 +11,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant local-520  ... over "local"
     python benchmarks/generalization.py --variant onward-520  ... over "onward"
     python benchmarks/generalization.py --variant stride-520  ... over "stride"
+    python benchmarks/generalization.py --variant stride-520-by-set  ... chosen by set
     python benchmarks/generalization.py --variant failures-64  the recipe before: 64 expert stages
     python benchmarks/generalization.py --variant uniform  before that: stages drawn alike
     python benchmarks/generalization.py --variant pits  ... and before: linear, over "pits"
@@ -123,6 +124,10 @@ ONWARD_520 = ["onward" if a == "local" else a for a in LOCAL_520]
 # That over "stride": the later flights press jump at the next decision
 # of a policy deciding every other frame, not a frame later.
 STRIDE_520 = ["stride" if a == "onward" else a for a in ONWARD_520]
+# That with its genome chosen by validation set, not by stage: 50 medium
+# validation stages weigh as much as the 200 expert ones. The search is
+# the same as stride-520's, run for run; only the genome chosen differs.
+STRIDE_520_BY_SET = [*STRIDE_520, "--validation-weight", "set"]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -157,6 +162,7 @@ VARIANTS = {
     "local-520": LOCAL_520,
     "onward-520": ONWARD_520,
     "stride-520": STRIDE_520,
+    "stride-520-by-set": STRIDE_520_BY_SET,
     "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
