@@ -58,3 +58,20 @@ def play_both_engines(sim: SimState, rng, *, frames: int, hold: int,
         compiled.step(inp)
         if sim.player_dead or sim.goal_reached or (until_landed and sim.player.physics.on_ground):
             return
+
+
+def compare_in_random_play(sim: SimState, name: str, readable, *, every: int, seed: int,
+                           frames: int = 1500) -> int:
+    """Random buttons held `every` frames on both engines, observation
+    `name` compared (compiled against `readable(sim)`) at each decision;
+    gives the decisions compared."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    compared = 0
+    for frame, compiled in play_both_engines(sim, rng, frames=frames, hold=every):
+        if frame % every == 0:
+            np.testing.assert_array_equal(compiled.observe(name), readable(sim),
+                                          err_msg=f"frame {frame}")
+            compared += 1
+    return compared

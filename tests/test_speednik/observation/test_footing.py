@@ -21,7 +21,7 @@ from speednik.player import PlayerState
 from speednik.simulation import create_sim
 from speednik.stages import generate_stage
 from baseline_play import episodes_on_both_engines, play_plan, right_jumper, tails_within_bounds
-from random_play import play_both_engines, settled, throw_at_random
+from random_play import compare_in_random_play, play_both_engines, settled, throw_at_random
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, place
 
 STAND_Y = FLOOR_Y - 19.0
@@ -118,16 +118,9 @@ def test_random_play_over_expert_stages_reads_alike_on_both_engines(seed, every)
     # pits (10062, 10022); the compiled engine's flight scratch is carried
     # from one observation to the next, the readable engine plays every
     # flight afresh.
-    rng = np.random.default_rng(seed)
     sim = create_sim(generate_stage(seed, "expert"))
-    compared = 0
-    for frame, compiled in play_both_engines(sim, rng, frames=1500, hold=every):
-        if frame % every == 0:
-            np.testing.assert_array_equal(compiled.observe("footing"),
-                                          extract_footing_observation(sim),
-                                          err_msg=f"frame {frame}")
-            compared += 1
-    assert compared >= 100
+    assert compare_in_random_play(sim, "footing", extract_footing_observation,
+                                  every=every, seed=seed) >= 100
 
 
 @pytest.mark.parametrize("seed", [10022, 10062, 10058])

@@ -17,7 +17,7 @@ from speednik.physics import InputState
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import load_stage
 from baseline_play import episodes_on_both_engines, right_jumper, tails_within_bounds
-from random_play import play_both_engines
+from random_play import compare_in_random_play, play_both_engines
 
 FULL, HOP, BRAKE, FULL_LATER, HOP_LATER = range(50, 55)
 RUN = InputState(right=True)
@@ -62,22 +62,11 @@ def test_its_later_flights_are_what_the_next_decision_sees_now(stage):
     assert later_differs >= 1
 
 
-def random_play(sim, every: int, seed: int) -> int:
-    rng = np.random.default_rng(seed)
-    compared = 0
-    for frame, compiled in play_both_engines(sim, rng, frames=1500, hold=every):
-        if frame % every == 0:
-            np.testing.assert_array_equal(compiled.observe("stride"),
-                                          extract_stride_observation(sim),
-                                          err_msg=f"frame {frame}")
-            compared += 1
-    return compared
-
-
 @pytest.mark.parametrize("stage, every", [("gen:expert:10058", 2), ("gen:expert:10022", 1),
                                           ("pipeworks", 2)])
 def test_random_play_reads_alike_on_both_engines(stage, every):
-    assert random_play(create_sim(load_stage(stage)), every, seed=11) >= 100
+    assert compare_in_random_play(create_sim(load_stage(stage)), "stride",
+                                  extract_stride_observation, every=every, seed=11) >= 100
 
 
 def test_one_compiled_sim_observes_stride_and_onward_each_by_its_own_plans():
