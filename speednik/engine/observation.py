@@ -1,12 +1,14 @@
 """The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room",
-"footing", "local", "onward" and "stride" observations (`speednik.observation`), compiled:
+"footing", "local", "onward", "stride" and "reach" observations (`speednik.observation`),
+compiled:
 written into a float32 array instead of returned.
 
 Every observation is written into an array of OBS_WIDEST values: "local"
 is "footing" written in full, then moved down over the values it leaves
 out, and "onward" (and "stride", onward with its later flights pressed two
-frames on) is written as "footing" with its own flights, then moved down
-the same way."""
+frames on, and "reach", stride with its flights played when the player is
+faster than it runs) is written as "footing" with its own flights, then
+moved down the same way."""
 from __future__ import annotations
 
 import math
@@ -75,6 +77,7 @@ from speednik.constants import (
     SPINDASH_MAX_REV,
     SPRING_RED_SPEED,
     SPRING_YELLOW_SPEED,
+    TOP_SPEED,
 )
 from speednik.observation.basic import _INV_SPEED, _INV_TIME, BASIC_VALUES
 from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
@@ -145,6 +148,7 @@ OBS_FOOTING = get_observation("footing").compiled_kind
 OBS_LOCAL = get_observation("local").compiled_kind
 OBS_ONWARD = get_observation("onward").compiled_kind
 OBS_STRIDE = get_observation("stride").compiled_kind
+OBS_REACH = get_observation("reach").compiled_kind
 # The rule a flight is judged by: "landing"'s, "footing"'s, or "onward"'s
 # (footing's, moving on).
 RULE_LANDING, RULE_FOOTING, RULE_ONWARD = 0, 1, 2
@@ -224,12 +228,13 @@ def observe(kind, st, f, s, gone, out, flights):
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
     if kind >= OBS_LANDING:
-        rule = (RULE_ONWARD if kind == OBS_ONWARD or kind == OBS_STRIDE
+        rule = (RULE_ONWARD if kind == OBS_ONWARD or kind == OBS_STRIDE or kind == OBS_REACH
                 else RULE_FOOTING if kind == OBS_FOOTING or kind == OBS_LOCAL
                 else RULE_LANDING)
         landing_values(st, f, s, out, flights, kind == OBS_ROOM, rule,
-                       STRIDE if kind == OBS_STRIDE else LATER)
-    if kind == OBS_LOCAL or kind == OBS_ONWARD or kind == OBS_STRIDE:
+                       STRIDE if kind == OBS_STRIDE or kind == OBS_REACH else LATER,
+                       kind == OBS_REACH)
+    if kind == OBS_LOCAL or kind == OBS_ONWARD or kind == OBS_STRIDE or kind == OBS_REACH:
         # Each kept value moves to an index at or below its own, in order,
         # so no value is overwritten before it has moved.
         for i in range(len(_LOCAL_KEPT)):
@@ -730,7 +735,7 @@ def _flight_room(st, f0, s0, left, right, jump, f, s, room, rule):
 
 
 @frame_jit
-def landing_values(st, f, s, out, flights, room, rule, later):
+def landing_values(st, f, s, out, flights, room, rule, later, fast):
     """`speednik.observation.landing.landing_values` into out[FULL_LANDS:+5],
     after the pit probes, and with room
     `speednik.observation.room.room_values` into out[FULL_LANDS:+7]; by
@@ -742,13 +747,16 @@ def landing_values(st, f, s, out, flights, room, rule, later):
     later plans started from (it ran on, as they did), their results are
     this frame's full and hop, equal to playing them again; running
     toward a pit, that is two flights of five saved. The later plans run
-    on for `later` frames ("stride": two) before they press jump."""
+    on for `later` frames ("stride": two) before they press jump. With
+    `fast` ("reach") the flights are played whenever the player moves
+    across faster than TOP_SPEED, whatever lies in view."""
     fly_f, fly_s, run_f, run_s, memo = flights
     k = FULL_LANDS
     n = 7 if room else 5
     if out[PIT_AHEAD_DX] >= PREDICT_BELOW \
             and not (rule != RULE_LANDING and spikes_in_view(st, f)) \
-            and not (rule == RULE_ONWARD and on_steep_ground(s)):
+            and not (rule == RULE_ONWARD and on_steep_ground(s)) \
+            and not (fast and abs(f[F_X_VEL]) > TOP_SPEED):
         for i in range(n):
             out[k + i] = 1.0
         return

@@ -31,7 +31,9 @@ extends `pits`, as `landing` does):
 - `onward` (55): local with its flights read 1 only when the player comes
   down moving on, and played on steep ground too;
 - `stride` (55): onward for a policy deciding every other frame: its two
-  later flights press jump two frames later, at the next decision.
+  later flights press jump two frames later, at the next decision;
+- `reach` (55): stride with its flights played whenever the player is
+  faster than it runs, when a jump can come down past the pits in view.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -113,6 +115,7 @@ from speednik.observation.stall import (
     extract_stall_observation,
     stall_clock,
 )
+from speednik.observation.reach import REACH_VALUES, extract_reach_observation
 from speednik.observation.stride import STRIDE, STRIDE_VALUES, extract_stride_observation
 from speednik.observation.terrain import (
     TERRAIN_NAMES,
@@ -135,7 +138,8 @@ __all__ = [
     "FOOTING_VALUES", "extract_footing_observation", "LOCAL_NAMES", "LOCAL_OBS_DIM",
     "LOCAL_VALUES", "extract_local_observation", "ONWARD_NAMES", "ONWARD_OBS_DIM",
     "ONWARD_VALUES", "extract_onward_observation", "STRIDE", "STRIDE_VALUES",
-    "extract_stride_observation", "GROUND_AHEAD", "OBJECT_REACH", "ray",
+    "extract_stride_observation", "REACH_VALUES", "extract_reach_observation",
+    "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",
 ]

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from speednik.constants import TOP_SPEED
 from speednik.observation.basic import F32
 from speednik.observation.footing import FOOTING_RULE, spikes_in_view
 from speednik.observation.landing import BRAKE, LATER, PLANS, PREDICT_BELOW, plan_flights
@@ -70,21 +71,32 @@ def on_steep_ground(sim: SimState) -> bool:
     return bool(p.on_ground) and min(p.angle, 256 - p.angle) >= STEEP_ANGLE
 
 
-def onward_values(sim: SimState, pit_ahead_dx: float, later: int = LATER) -> list[float]:
+def faster_than_running(sim: SimState) -> bool:
+    """Moving across faster than running on level ground can carry the
+    player: a flight from here may come down past the pits in view."""
+    return abs(sim.player.physics.x_vel) > TOP_SPEED
+
+
+def onward_values(sim: SimState, pit_ahead_dx: float, later: int = LATER,
+                  fast: bool = False) -> list[float]:
     """The five values, given the "pits" reading of the next pit; the later
-    two pressed after `later` frames of running on."""
-    if pit_ahead_dx >= PREDICT_BELOW and not spikes_in_view(sim) and not on_steep_ground(sim):
+    two pressed after `later` frames of running on. With `fast`, the
+    flights are also played when the player is faster than it runs."""
+    if pit_ahead_dx >= PREDICT_BELOW and not spikes_in_view(sim) and not on_steep_ground(sim) \
+            and not (fast and faster_than_running(sim)):
         return [1.0] * 5
     return [0.0 if landed is None or (right and landed.physics.ground_speed <= 0.0) else 1.0
             for landed, right in zip(plan_flights(sim, FOOTING_RULE, later), _HOLDS_RIGHT)]
 
 
-def extract_onward_observation(sim: SimState, later: int = LATER) -> np.ndarray:
+def extract_onward_observation(sim: SimState, later: int = LATER,
+                               fast: bool = False) -> np.ndarray:
     """The 55-value "onward" observation (table in the module docstring):
     the first 50 values of "local", then whether the flights of "landing"
     come down on ground moving on (the later two pressed after `later`
-    frames of running on)."""
+    frames of running on; with `fast`, played when the player is faster
+    than it runs too)."""
     pits = _pits(sim)
     kept = pits[_PITS_KEPT]
-    return np.concatenate((kept, np.array(onward_values(sim, float(kept[_PIT_AHEAD_DX]), later),
+    return np.concatenate((kept, np.array(onward_values(sim, float(kept[_PIT_AHEAD_DX]), later, fast),
                                           F32)))

@@ -16,6 +16,7 @@ from speednik.observation.local import LOCAL_VALUES, extract_local_observation
 from speednik.observation.lookahead import LOOKAHEAD_VALUES, extract_lookahead_observation
 from speednik.observation.onward import ONWARD_VALUES, extract_onward_observation
 from speednik.observation.pits import PITS_VALUES, extract_pits_observation
+from speednik.observation.reach import REACH_VALUES, extract_reach_observation
 from speednik.observation.room import ROOM_VALUES, extract_room_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
 from speednik.observation.stride import STRIDE_VALUES, extract_stride_observation
@@ -118,6 +119,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "onward for a policy deciding every other frame (--action-repeat 2): its two "
         "later flights press jump two frames later, at the next decision",
         compiled_kind=11),
+    "reach": ObservationEncoder(
+        "reach", REACH_VALUES, extract_reach_observation,
+        "stride with its flights played whenever the player is faster than it runs, when "
+        "a jump can come down past the pits in view",
+        compiled_kind=12),
 }
 DEFAULT_OBSERVATION = "basic"
 
