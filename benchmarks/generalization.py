@@ -12,6 +12,8 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant onward-520  ... over "onward"
     python benchmarks/generalization.py --variant stride-520  ... over "stride"
     python benchmarks/generalization.py --variant stride-520-by-set  ... chosen by set
+    python benchmarks/generalization.py --variant reach-520  stride-520 over "reach"
+    python benchmarks/generalization.py --variant reach-520-by-set  ... chosen by set
     python benchmarks/generalization.py --variant failures-64  the recipe before: 64 expert stages
     python benchmarks/generalization.py --variant uniform  before that: stages drawn alike
     python benchmarks/generalization.py --variant pits  ... and before: linear, over "pits"
@@ -128,6 +130,11 @@ STRIDE_520 = ["stride" if a == "onward" else a for a in ONWARD_520]
 # validation stages weigh as much as the 200 expert ones. The search is
 # the same as stride-520's, run for run; only the genome chosen differs.
 STRIDE_520_BY_SET = [*STRIDE_520, "--validation-weight", "set"]
+# Those two over "reach": stride with its flights played whenever the
+# player is faster than it runs, where a jump can come down past the
+# pits in view.
+REACH_520 = ["reach" if a == "stride" else a for a in STRIDE_520]
+REACH_520_BY_SET = [*REACH_520, "--validation-weight", "set"]
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -163,6 +170,8 @@ VARIANTS = {
     "onward-520": ONWARD_520,
     "stride-520": STRIDE_520,
     "stride-520-by-set": STRIDE_520_BY_SET,
+    "reach-520": REACH_520,
+    "reach-520-by-set": REACH_520_BY_SET,
     "failures-64": FAILURES_64,
     "uniform": UNIFORM,
     "pits": PITS,
