@@ -1,4 +1,4 @@
-"""What the `landing`, `room`, `footing`, `onward` and `stride` observations
+"""What the `landing`, `room`, `footing`, `onward`, `stride` and `reach` observations
 cost beside `pits`, on expert stages.
 
 A hand-set linear policy (run right; jump when a pit starts within a
@@ -16,7 +16,8 @@ plays its flights afresh. Then both policies decide every other frame
 (`--action-repeat 2`) over `onward` and `stride`, whose later flights
 press jump two frames on: when a decision finds the player where the
 last one's later plans ran to, their flights are its own, so fewer are
-played. Prints frames per second for each, best of three, and their
+played; and over `reach`, which also plays them whenever the player is
+faster than it runs (down slopes, off springs). Prints frames per second for each, best of three, and their
 ratios, taken in this one run.
 Nothing is asserted.
 """
@@ -101,7 +102,8 @@ def main() -> None:
               f"footing {pits / footing:.2f}x ({landing / footing:.3f}x landing's), "
               f"onward {pits / onward:.2f}x ({landing / onward:.3f}x landing's)")
     for title, policy in (("the pit jumper", pit_jumper), ("the hopper", hopper)):
-        rates = {name: rate(stages, name, policy, repeat=2) for name in ("onward", "stride")}
+        rates = {name: rate(stages, name, policy, repeat=2)
+                 for name in ("onward", "stride", "reach")}
         print(f"== {STAGES}, {title} deciding every other frame, compiled, 1 thread, "
               f"best of {REPEATS}")
         for name, (value, frames) in rates.items():
@@ -109,6 +111,9 @@ def main() -> None:
         (onward, onward_frames), (stride, stride_frames) = rates["onward"], rates["stride"]
         print(f"stride plays a frame in {onward / stride:.2f}x the time of onward "
               f"(the same frames: {onward_frames == stride_frames})")
+        reach, reach_frames = rates["reach"]
+        print(f"reach plays a frame in {stride / reach:.2f}x the time of stride "
+              f"(the same frames: {reach_frames == stride_frames})")
 
 
 if __name__ == "__main__":
