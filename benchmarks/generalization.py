@@ -2,10 +2,12 @@
 hold-right and jump-runner baselines.
 
     python benchmarks/generalization.py                 the full recipe, seeds 0 1 2
+                                                        (reach-520-by-set)
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --short         a few generations (make bench)
-    python benchmarks/generalization.py --variant room     the recipe over "room"
-    python benchmarks/generalization.py --variant repeat-2 the recipe deciding every other frame
+    python benchmarks/generalization.py --variant landing-mlp  the recipe before, over "landing"
+    python benchmarks/generalization.py --variant room     that over "room"
+    python benchmarks/generalization.py --variant repeat-2 that deciding every other frame
     python benchmarks/generalization.py --variant footing  ... step 0.15, mean validated, "footing"
     python benchmarks/generalization.py --variant footing-520  ... stopped at 520 M frames
     python benchmarks/generalization.py --variant local-520  ... over "local"
@@ -13,8 +15,8 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant stride-520  ... over "stride"
     python benchmarks/generalization.py --variant stride-520-by-set  ... chosen by set
     python benchmarks/generalization.py --variant reach-520  stride-520 over "reach"
-    python benchmarks/generalization.py --variant reach-520-by-set  ... chosen by set
-    python benchmarks/generalization.py --variant failures-64  the recipe before: 64 expert stages
+    python benchmarks/generalization.py --variant reach-520-by-set  ... chosen by set (the recipe)
+    python benchmarks/generalization.py --variant failures-64  landing-mlp with 64 expert stages
     python benchmarks/generalization.py --variant uniform  before that: stages drawn alike
     python benchmarks/generalization.py --variant pits  ... and before: linear, over "pits"
     python benchmarks/generalization.py --variant landing  ... over "landing", 500 generations
@@ -74,33 +76,34 @@ UNIFORM = (f"{_STAGES} --observation landing --policy mlp --hidden 16 --algorith
 # episodes run longer; the frames keep its time).
 FAILURES_64 = [*UNIFORM[:UNIFORM.index("--observation")], "--stage-draw", "failures",
                *UNIFORM[UNIFORM.index("--observation"):], "--max-frames", "560000000"]
-# The README's recipe, less --seed and --out: that line with twice the
+# The recipe before the one the README shows: that line with twice the
 # expert training stages, its genome chosen on four times the expert
 # validation stages.
-RECIPE = [{"gen:expert:200-263": "gen:expert:200-327",
-           "gen:expert:10000-10049": "gen:expert:10000-10199"}.get(a, a) for a in FAILURES_64]
+LANDING_MLP = [{"gen:expert:200-263": "gen:expert:200-327",
+                "gen:expert:10000-10049": "gen:expert:10000-10199"}.get(a, a)
+               for a in FAILURES_64]
 # The recipe over "room" (where a jump comes down, with the ground left
 # past it). A frame costs a little more, so it stops at 510 M frames,
 # which keeps every seed within 15 minutes.
-ROOM = [{"landing": "room", "560000000": "510000000"}.get(a, a) for a in RECIPE]
+ROOM = [{"landing": "room", "560000000": "510000000"}.get(a, a) for a in LANDING_MLP]
 # The recipe with 8 hidden units: half the weights for CMA-ES to search.
 # The frames stop it, not the generations.
 HIDDEN_8 = [{"--hidden": "8", "--generations": "600"}.get(b, a)
-            for a, b in zip(RECIPE, ["", *RECIPE])]
+            for a, b in zip(LANDING_MLP, ["", *LANDING_MLP])]
 # With 24: a frame costs 7% more, so it stops at 515 M frames; the
 # covariance of its 1,664 weights is decomposed every 8 updates (Hansen's
 # 1 / ((c1 + cmu) n 10)), which makes CMA-ES's update cheaper than the
 # recipe's.
 HIDDEN_24 = [*({"--hidden": "24", "--generations": "600", "--max-frames": "515000000"}.get(b, a)
-               for a, b in zip(RECIPE, ["", *RECIPE])), "--cma-eigen-every", "8"]
+               for a, b in zip(LANDING_MLP, ["", *LANDING_MLP])), "--cma-eigen-every", "8"]
 # The recipe with a diagonal covariance (sep-CMA-ES), which learns each
 # weight's spread; with no decomposition a generation's update costs
 # 0.1 s less, which buys 575 M frames in the time of 560 M.
-SEP_CMAES = [*({"560000000": "575000000", "450": "600"}.get(a, a) for a in RECIPE),
+SEP_CMAES = [*({"560000000": "575000000", "450": "600"}.get(a, a) for a in LANDING_MLP),
              "--cma-diagonal", "1"]
 # The recipe deciding every other frame: a frame costs less, so it stops
 # at 700 M frames (generation 800 is never reached).
-REPEAT_2 = [*({"560000000": "700000000", "450": "800"}.get(a, a) for a in RECIPE),
+REPEAT_2 = [*({"560000000": "700000000", "450": "800"}.get(a, a) for a in LANDING_MLP),
             "--action-repeat", "2"]
 # The same with a smaller step: CMA-ES's step size barely moves over a
 # run of 1,112 weights (0.5 to 0.37 in 500 generations), so the first
@@ -132,9 +135,11 @@ STRIDE_520 = ["stride" if a == "onward" else a for a in ONWARD_520]
 STRIDE_520_BY_SET = [*STRIDE_520, "--validation-weight", "set"]
 # Those two over "reach": stride with its flights played whenever the
 # player is faster than it runs, where a jump can come down past the
-# pits in view.
+# pits in view. The second is the README's recipe.
 REACH_520 = ["reach" if a == "stride" else a for a in STRIDE_520]
 REACH_520_BY_SET = [*REACH_520, "--validation-weight", "set"]
+# The README's recipe, less --seed and --out.
+RECIPE = REACH_520_BY_SET
 # The recipe before it: a linear policy over "pits", 800 generations.
 PITS = (f"{_STAGES} --observation pits --algorithm cmaes --init-sigma 0.5 --population 40 "
         "--generations 800").split()
@@ -157,6 +162,7 @@ LANDING = [*("landing" if a == "pits" else "500" if a == "800" else a for a in P
 _TASK = STALL[:STALL.index("--algorithm")]
 VARIANTS = {
     "recipe": RECIPE,
+    "landing-mlp": LANDING_MLP,
     "room": ROOM,
     "hidden-8": HIDDEN_8,
     "hidden-24": HIDDEN_24,
@@ -282,14 +288,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--short", action="store_true", help="the short setting of make bench")
     p.add_argument("--keep", type=Path, help="keep the run directories here")
     p.add_argument("--variant", choices=VARIANTS, default="recipe",
-                   help="the recipe, the recipe over the room observation (room), the "
-                        "recipe with 8 or 24 hidden units (hidden-8, hidden-24), a "
+                   help="the recipe (the same as reach-520-by-set), the recipe before it "
+                        "(landing-mlp: an MLP over the landing observation), that over the "
+                        "room observation (room), that with 8 or 24 hidden units (hidden-8, "
+                        "hidden-24), a "
                         "diagonal covariance (sep-cmaes) or deciding every other frame "
                         "(repeat-2; repeat-2-sigma: with --init-sigma 0.3; sigma-0.15-mean: "
                         "with 0.15 and CMA-ES's mean validated; footing: that over the "
-                        "footing observation; footing-520: that stopped at 520 M frames; local-520, onward-520: "
-                        "that over the local or onward observation), the "
-                        "recipe before it (failures-64: 64 expert "
+                        "footing observation; footing-520: that stopped at 520 M frames; local-520, "
+                        "onward-520, stride-520, reach-520: that over the local, onward, "
+                        "stride or reach observation; stride-520-by-set, reach-520-by-set: "
+                        "the genome chosen by validation set), the "
+                        "one before landing-mlp (failures-64: 64 expert "
                         "training stages, chosen on 50 expert validation stages), the one "
                         "before that (uniform: 64 expert training stages drawn alike, "
                         "450 generations), the one before (pits: a "
