@@ -65,13 +65,23 @@ def compare_in_random_play(sim: SimState, name: str, readable, *, every: int, se
     """Random buttons held `every` frames on both engines, observation
     `name` compared (compiled against `readable(sim)`) at each decision;
     gives the decisions compared."""
+    return compare_each_in_random_play(sim, ((name, readable),), every=every, seed=seed,
+                                       frames=frames)
+
+
+def compare_each_in_random_play(sim: SimState, observations, *, every: int, seed: int,
+                                frames: int = 1500) -> int:
+    """compare_in_random_play for each (name, readable) of `observations`
+    in turn at every decision, on one compiled sim: each reading must be
+    its own whatever was observed before it. Gives the decisions compared."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     compared = 0
     for frame, compiled in play_both_engines(sim, rng, frames=frames, hold=every):
         if frame % every == 0:
-            np.testing.assert_array_equal(compiled.observe(name), readable(sim),
-                                          err_msg=f"frame {frame}")
+            for name, readable in observations:
+                np.testing.assert_array_equal(compiled.observe(name), readable(sim),
+                                              err_msg=f"{name}, frame {frame}")
             compared += 1
     return compared

@@ -8,19 +8,11 @@ Elsewhere every flight reads 1, which is true at running speed: a full
 jump at TOP_SPEED comes down about 360 px on, inside the view. Faster,
 it is not. Off a side spring or down a slope a full jump can carry the
 player 700 px and more, over the ground in view into a pit far past it
-(on skybridge, from the top of the last slope down at 12 px a frame, it
+(on skybridge, from the flat before its last slope down at 12 px a frame, it
 comes down in the last pit, 1,100 px on), and "stride" reads it 1.
 Here the flights are also played when the player moves across faster
-than TOP_SPEED, so a value reads 1 only for a flight played to its end:
-
-| idx | name              | plan (as in "stride")                            |
-|-----|-------------------|--------------------------------------------------|
-| 50  | full_onward       | right and jump held                              |
-| 51  | hop_onward        | right, jump let go                               |
-| 52  | brake_onward      | left, jump let go                                |
-| 53  | full_onward_later | full_onward with the jump pressed STRIDE frames  |
-|     |                   | later, after running right for them              |
-| 54  | hop_onward_later  | the same for hop_onward                          |
+than TOP_SPEED, so a value reads 1 only for a flight played to its end.
+The values are "stride"'s (table in its docstring), named alike.
 
 At TOP_SPEED or slower it reads exactly as "stride" does; the first 50
 values are always "stride"'s.

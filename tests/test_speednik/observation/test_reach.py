@@ -18,7 +18,7 @@ from speednik.physics import InputState
 from speednik.stages import load_stage
 from speednik.simulation import sim_step
 from baseline_play import episodes_on_both_engines, play_plan, right_jumper, tails_within_bounds
-from random_play import play_both_engines, settled
+from random_play import compare_each_in_random_play, play_both_engines, settled
 from stage_fixtures import place
 
 FULL, HOP, BRAKE, FULL_LATER, HOP_LATER = range(50, 55)
@@ -122,16 +122,9 @@ def test_running_fast_down_skybridge_reads_alike_on_both_engines():
 
 def test_one_compiled_sim_observes_reach_and_stride_each_by_its_own_rule():
     sim = settled(load_stage("skybridge"))
-    rng = np.random.default_rng(5)
-    compared = 0
-    for frame, compiled in play_both_engines(sim, rng, frames=1200, hold=2):
-        if frame % 2 == 0:
-            for name, readable in (("stride", extract_stride_observation),
-                                   ("reach", extract_reach_observation)):
-                np.testing.assert_array_equal(compiled.observe(name), readable(sim),
-                                              err_msg=f"{name}, frame {frame}")
-            compared += 1
-    assert compared >= 100
+    observations = (("stride", extract_stride_observation),
+                    ("reach", extract_reach_observation))
+    assert compare_each_in_random_play(sim, observations, every=2, seed=5, frames=1200) >= 100
 
 
 @pytest.mark.parametrize("repeat", [2, 1])

@@ -17,7 +17,7 @@ from speednik.physics import InputState
 from speednik.simulation import create_sim, sim_step
 from speednik.stages import load_stage
 from baseline_play import episodes_on_both_engines, right_jumper, tails_within_bounds
-from random_play import compare_in_random_play, play_both_engines
+from random_play import compare_each_in_random_play, compare_in_random_play
 
 FULL, HOP, BRAKE, FULL_LATER, HOP_LATER = range(50, 55)
 RUN = InputState(right=True)
@@ -74,16 +74,9 @@ def test_one_compiled_sim_observes_stride_and_onward_each_by_its_own_plans():
     # the state they were played from: whichever way it was observed last,
     # each reading is its own.
     sim = create_sim(load_stage("gen:expert:10022"))
-    rng = np.random.default_rng(5)
-    compared = 0
-    for frame, compiled in play_both_engines(sim, rng, frames=1200, hold=2):
-        if frame % 2 == 0:
-            for name, readable in (("onward", extract_onward_observation),
-                                   ("stride", extract_stride_observation)):
-                np.testing.assert_array_equal(compiled.observe(name), readable(sim),
-                                              err_msg=f"{name}, frame {frame}")
-            compared += 1
-    assert compared >= 100
+    observations = (("onward", extract_onward_observation),
+                    ("stride", extract_stride_observation))
+    assert compare_each_in_random_play(sim, observations, every=2, seed=5, frames=1200) >= 100
 
 
 @pytest.mark.parametrize("repeat", [2, 1])
