@@ -17,6 +17,10 @@ with the completion rate (of each set and of all, when several are named);
 pictures are then drawn of the stages it failed (at most
 `MAX_FAILED_PICTURES`).
 
+`--why` adds, under each episode that ended in a death, what
+`runners.diagnosis` finds: where the player left the ground, and the
+last decision at which a plain plan would have come down alive.
+
 Pictures of a replay (the run over the stage map, an animation) are drawn
 by `python -m plots replay ... --plot FILE --gif FILE`, which is this
 command with a drawing step: `run_replay` takes what to do with each
@@ -36,6 +40,7 @@ from typing import Any, Callable, Sequence
 from runners.agents import BASELINES, make_baseline
 from runners.archive_file import ArchiveFileError, load_archive, parse_cell
 from runners.cli import OneLineParser
+from runners.diagnosis import describe, diagnose_death, summary_lines
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, resolve_stage
 from runners.genome_file import (  # noqa: F401  (the names replay callers use)
     BEST_NAME,
@@ -168,7 +173,7 @@ def build_parser(prog: str = "python -m runners.replay",
     p = OneLineParser(
         prog=prog, error_name=error_name,
         usage="%(prog)s (RUN_DIR_OR_GENOME_FILE | --agent NAME) [--stage NAME ...] "
-              "[--max-steps N]",
+              "[--max-steps N] [--why]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Replay an evolved genome (or a baseline agent) and print how it did:\n"
                     "stage, why the episode ended, progress, frames, rings, total reward\n"
@@ -177,7 +182,8 @@ def build_parser(prog: str = "python -m runners.replay",
                     f"  {prog} runs/hill\n"
                     f"  {prog} runs/hill/best.json --stage pipeworks\n"
                     f"  {prog} runs/gen --stage gen:easy:1000-1099 gen:hard:1000-1099\n"
-                    f"  {prog} --agent jump-runner --stage hillside\n\n"
+                    f"  {prog} --agent jump-runner --stage hillside\n"
+                    f"  {prog} runs/gen --stage gen:expert:1000-1099 --why\n\n"
                     "pictures of a replay: python -m plots replay ... --plot FILE --gif FILE",
         epilog="exit status: 0 done; 1 the replayed fitness differs from the recorded\n"
                "one, or a picture could not be written; 2 bad input.")
@@ -210,6 +216,13 @@ def build_parser(prog: str = "python -m runners.replay",
                    help=f"frames before a timeout (default: the genome's own, or "
                         f"{DEFAULT_MAX_STEPS} for --agent); changing it makes the recorded "
                         f"fitness incomparable")
+    p.add_argument("--why", action="store_true",
+                   help="under each episode that ended in a death, say where the player "
+                        "left the ground and the last decision at which holding one "
+                        "action (right+jump, right, left; before the take-off a jump "
+                        "or a hop) would have come down alive, and what was pressed "
+                        "there (each such episode is played again with the game "
+                        "itself, so this takes a while)")
     return p
 
 
@@ -328,6 +341,7 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     # played.
     pictures = on_episode is not None and not from_set
     results = []
+    reports = []
     status = EXIT_OK
     for name, ref in zip(names, stages):
         stage = resolve_stage(ref)
@@ -335,10 +349,18 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
                                 action_repeat=repeat)
         results.append(result)
         print(format_result(result) if not from_set else format_row(name, result))
+        if getattr(args, "why", False) and result.done_reason == "death":
+            _, report = diagnose_death(agent(), stage, observation=observation,
+                                       max_steps=max_steps, stall_frames=stall,
+                                       action_repeat=repeat)
+            print(f"  why: {describe(report)}")
+            reports.append(report)
         if pictures:
             status = max(status, on_episode(label, name, stage, result, len(stages) > 1))
     if from_set:
         print("\n".join(completion_lines(given, results)))
+        if reports:
+            print("\n".join(summary_lines(reports)))
     if from_set and on_episode is not None:
         failed = [k for k, r in enumerate(results) if not r.metrics["goal_reached"]]
         # One stage named is drawn whatever became of it.

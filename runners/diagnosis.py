@@ -1,0 +1,250 @@
+"""Why an episode ended in a death: where the player left the ground, and
+the last moment at which a plain way of playing on would still have come
+down alive, with what the agent pressed there.
+
+    report = diagnose_death(agent, "gen:expert:10155", observation="reach",
+                            action_repeat=2)
+    describe(report)
+    # 'pit at x=2758 (frame 550); left the ground at x=1909 (frame 376) without
+    #  jumping; in the air a plan landed at 37 of 87 decisions, the last at
+    #  frame 466 (x=2422): left; the agent pressed right'
+
+A plan is one action held from a decision on, as the agent could have
+chosen it: in the air "right+jump" (jump kept held), "right", "left";
+on the ground before taking off "jump" (right+jump held until it lands)
+and "hop" (right+jump for one decision, then right). A plan lands when
+the player comes down on the ground alive within `LOOK_FRAMES`. Plans
+are played on copies of the episode's own states by the game itself
+(`sim_step`: springs, enemies and spikes included), through the episode
+runner's jump edge detection, so "a plan landed" is a fact of the game,
+whatever the agent could see.
+
+The diagnosis replays the episode on the readable engine, keeping a copy
+of the state at each of its last `KEPT_DECISIONS` decisions, so it costs a
+few episodes' time: `runners.replay --why` asks for it only for the
+episodes that ended in a death.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner
+from runners.result import EpisodeResult
+from speednik.actions import (
+    ACTION_HAS_JUMP,
+    ACTION_LEFT,
+    ACTION_NAMES,
+    ACTION_RIGHT,
+    ACTION_RIGHT_JUMP,
+    action_to_input,
+)
+from speednik.constants import DEFAULT_MAX_STEPS
+from speednik.simulation import SimState, sim_step
+
+# A plan that has not come down after this many frames (4 s) has not landed.
+LOOK_FRAMES = 240
+# Decisions kept before the death: enough for the longest flight a red
+# spring gives (about 150 frames) and the run-up before it.
+KEPT_DECISIONS = 240
+# How many decisions on the ground before the take-off are searched for a
+# jump that would have landed, when no plan lands after it.
+GROUND_SEARCH = 60
+
+# Each plan: the action of its first decision, then the action held after.
+AIR_PLANS = {"right+jump": (ACTION_RIGHT_JUMP, ACTION_RIGHT_JUMP),
+             "right": (ACTION_RIGHT, ACTION_RIGHT),
+             "left": (ACTION_LEFT, ACTION_LEFT)}
+GROUND_PLANS = {"jump": (ACTION_RIGHT_JUMP, ACTION_RIGHT_JUMP),
+                "hop": (ACTION_RIGHT_JUMP, ACTION_RIGHT)}
+
+
+@dataclass(frozen=True)
+class Chance:
+    """A decision at which some plan landed: when and where, which plans,
+    and the action the agent chose there."""
+
+    frame: int
+    x: float
+    plans: tuple[str, ...]
+    action: str
+
+
+@dataclass(frozen=True)
+class DeathReport:
+    """What became of an episode that ended in a death.
+
+    - `cause`, `x`, `frame`: the death (a `speednik.events.CAUSES` name);
+    - `take_off_frame`, `take_off_x`: the last decision the player stood on
+      the ground before it (None: it died on the ground), and `jumped`:
+      whether the agent pressed jump there;
+    - `decisions`: the decisions from the take-off to the death, and
+      `landing_decisions`: how many of them had a plan that landed;
+    - `last_chance`: the last of those (None: none had one);
+    - `ground_chance`: when none had one, the last decision on the ground
+      before the take-off from which a jump landed (None: none within
+      `GROUND_SEARCH` decisions)."""
+
+    cause: str
+    x: float
+    frame: int
+    take_off_frame: int | None
+    take_off_x: float | None
+    jumped: bool
+    decisions: int
+    landing_decisions: int
+    last_chance: Chance | None
+    ground_chance: Chance | None
+
+
+def plan_lands(sim: SimState, first: int, then: int, repeat: int) -> bool:
+    """Whether the player, playing `first` for one decision (`repeat`
+    frames) and `then` after it, comes down on the ground alive within
+    `LOOK_FRAMES`; `sim` is left as it was."""
+    s = sim.copy()
+    held = s.jump_held
+    airborne = not s.player.physics.on_ground
+    for k in range(LOOK_FRAMES):
+        inp, held = action_to_input(first if k < repeat else then, held)
+        sim_step(s, inp)
+        if s.player_dead:
+            return False
+        if s.goal_reached:
+            return True
+        if s.player.physics.on_ground:
+            if airborne:
+                return True
+        else:
+            airborne = True
+    return False
+
+
+def landing_plans(sim: SimState, plans: dict[str, tuple[int, int]], repeat: int) -> tuple[str, ...]:
+    return tuple(name for name, (first, then) in plans.items()
+                 if plan_lands(sim, first, then, repeat))
+
+
+class _Recorder:
+    """Wraps an agent: the same actions, and a copy of the state at each
+    of the last `KEPT_DECISIONS` decisions (frame, state, action)."""
+
+    def __init__(self, agent: Any, runner: EpisodeRunner) -> None:
+        self.agent = agent
+        self.runner = runner
+        # The runner reads what the agent observes from these two names.
+        for name in ("observation", "observe_sim"):
+            if hasattr(agent, name):
+                setattr(self, name, getattr(agent, name))
+        self.kept: deque[tuple[SimState, int]] = deque(maxlen=KEPT_DECISIONS)
+
+    def reset(self) -> None:
+        self.agent.reset()
+        self.kept.clear()
+
+    def get_action(self, obs: Any) -> int:
+        action = self.agent.get_action(obs)
+        self.kept.append((self.runner.sim.copy(), int(action)))
+        return action
+
+
+def diagnose_death(agent: Any, stage: Any, *, observation: str = "basic",
+                   max_steps: int = DEFAULT_MAX_STEPS,
+                   stall_frames: int | None = DEFAULT_STALL_FRAMES,
+                   action_repeat: int = 1) -> tuple[EpisodeResult, DeathReport | None]:
+    """Play `agent` on `stage` with these runner settings; the result, and
+    for a death its report (None for any other end)."""
+    runner = EpisodeRunner(stage, observation=observation, max_steps=max_steps,
+                           stall_frames=stall_frames, action_repeat=action_repeat)
+    recorder = _Recorder(agent, runner)
+    result = runner.run_episode(recorder)
+    end = runner.sim
+    if result.done_reason != "death":
+        return result, None
+    kept = list(recorder.kept)
+    ground = [k for k, (s, _) in enumerate(kept) if s.player.physics.on_ground]
+    # The decisions after the last one on the ground; a death on the
+    # ground looks at the decisions just before it instead.
+    if ground and ground[-1] < len(kept) - 1:
+        take = ground[-1]
+        window = range(take + 1, len(kept))
+    else:
+        take = None
+        window = range(max(0, len(kept) - GROUND_SEARCH), len(kept))
+    landing = []
+    for k in window:
+        s, action = kept[k]
+        plans = landing_plans(s, AIR_PLANS if not s.player.physics.on_ground
+                              else {**GROUND_PLANS, "right": AIR_PLANS["right"]},
+                              action_repeat)
+        if plans:
+            landing.append(Chance(s.frame, s.player.physics.x, plans, ACTION_NAMES[action]))
+    ground_chance = None
+    if not landing and take is not None:
+        for k in range(take, max(-1, take - GROUND_SEARCH), -1):
+            s, action = kept[k]
+            if not s.player.physics.on_ground:
+                break
+            plans = landing_plans(s, GROUND_PLANS, action_repeat)
+            if plans:
+                ground_chance = Chance(s.frame, s.player.physics.x, plans,
+                                       ACTION_NAMES[action])
+                break
+    take_state, take_action = kept[take] if take is not None else (None, 0)
+    report = DeathReport(
+        cause=end.death_cause, x=end.player.physics.x, frame=end.frame,
+        take_off_frame=None if take_state is None else take_state.frame,
+        take_off_x=None if take_state is None else take_state.player.physics.x,
+        jumped=take_state is not None and ACTION_HAS_JUMP[take_action]
+        and not take_state.jump_held,
+        decisions=len(window), landing_decisions=len(landing),
+        last_chance=landing[-1] if landing else None, ground_chance=ground_chance)
+    return result, report
+
+
+def describe(report: DeathReport) -> str:
+    """The report in one line."""
+    text = f"{report.cause} at x={report.x:.0f} (frame {report.frame}); "
+    if report.take_off_frame is None:
+        text += "died on the ground; "
+        where = "before it"
+    else:
+        text += (f"left the ground at x={report.take_off_x:.0f} (frame "
+                 f"{report.take_off_frame}) {'by a jump' if report.jumped else 'without jumping'}; ")
+        where = "in the air"
+    last = report.last_chance
+    if last is not None:
+        return text + (f"{where} a plan landed at {report.landing_decisions} of "
+                       f"{report.decisions} decisions, the last at frame {last.frame} "
+                       f"(x={last.x:.0f}): {', '.join(last.plans)}; the agent pressed "
+                       f"{last.action}")
+    text += f"{where} no plan landed"
+    chance = report.ground_chance
+    if chance is not None:
+        return text + (f"; a jump from frame {chance.frame} (x={chance.x:.0f}) landed "
+                       f"({', '.join(chance.plans)}); the agent pressed {chance.action}")
+    if report.take_off_frame is not None:
+        return text + f", nor a jump in the {GROUND_SEARCH} decisions before the take-off"
+    return text
+
+
+def kind(report: DeathReport) -> str:
+    """What a death's report comes to, for counting: the plans that landed
+    at its last chance, or that none did."""
+    if report.last_chance is not None:
+        where = "in the air" if report.take_off_frame is not None else "on the ground"
+        return f"{where}, the last plan to land: {', '.join(report.last_chance.plans)}"
+    if report.ground_chance is not None:
+        return "no plan landed after the take-off; an earlier jump did"
+    return "no plan landed"
+
+
+def summary_lines(reports: list[DeathReport]) -> list[str]:
+    """How many deaths came to each `kind`, most first."""
+    counts: dict[str, int] = {}
+    for report in reports:
+        counts[kind(report)] = counts.get(kind(report), 0) + 1
+    lines = [f"why the {len(reports)} death{'s' * (len(reports) != 1)}:"]
+    for what, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        lines.append(f"  {n:4d}  {what}")
+    return lines
