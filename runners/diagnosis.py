@@ -13,7 +13,9 @@ A plan is one action held from a decision on, as the agent could have
 chosen it: in the air "right+jump" (jump kept held), "right", "left";
 on the ground before taking off "jump" (right+jump held until it lands)
 and "hop" (right+jump for one decision, then right). A plan lands when
-the player comes down on the ground alive within `LOOK_FRAMES`. Plans
+the player comes down and stands on the ground alive for `LANDED_FRAMES`
+frames within `LOOK_FRAMES`; the flight looked into is the one after the
+player last stood so (a death on the ground has none). Plans
 are played on copies of the episode's own states by the game itself
 (`sim_step`: springs, enemies and spikes included), through the episode
 runner's jump edge detection, so "a plan landed" is a fact of the game,
@@ -45,6 +47,9 @@ from speednik.simulation import SimState, sim_step
 
 # A plan that has not come down after this many frames (4 s) has not landed.
 LOOK_FRAMES = 240
+# Coming down is standing on the ground this many frames in a row: a
+# frame on the lip of a ledge the player then runs off is not a landing.
+LANDED_FRAMES = 4
 # Decisions kept before the death: enough for the longest flight a red
 # spring gives (about 150 frames) and the run-up before it.
 KEPT_DECISIONS = 240
@@ -76,9 +81,9 @@ class DeathReport:
     """What became of an episode that ended in a death.
 
     - `cause`, `x`, `frame`: the death (a `speednik.events.CAUSES` name);
-    - `take_off_frame`, `take_off_x`: the last decision the player stood on
-      the ground before it (None: it died on the ground), and `jumped`:
-      whether the agent pressed jump there;
+    - `take_off_frame`, `take_off_x`: the last decision before the player
+      last stood on the ground (None: it died there, or as it left it), and
+      `jumped`: whether the agent pressed jump there;
     - `decisions`: the decisions from the take-off to the death, and
       `landing_decisions`: how many of them had a plan that landed;
     - `last_chance`: the last of those (None: none had one);
@@ -100,11 +105,13 @@ class DeathReport:
 
 def plan_lands(sim: SimState, first: int, then: int, repeat: int) -> bool:
     """Whether the player, playing `first` for one decision (`repeat`
-    frames) and `then` after it, comes down on the ground alive within
-    `LOOK_FRAMES`; `sim` is left as it was."""
+    frames) and `then` after it, comes down and stands on the ground alive
+    for `LANDED_FRAMES` frames in a row within `LOOK_FRAMES` (from the
+    ground, after leaving it); `sim` is left as it was."""
     s = sim.copy()
     held = s.jump_held
     airborne = not s.player.physics.on_ground
+    standing = 0
     for k in range(LOOK_FRAMES):
         inp, held = action_to_input(first if k < repeat else then, held)
         sim_step(s, inp)
@@ -113,16 +120,31 @@ def plan_lands(sim: SimState, first: int, then: int, repeat: int) -> bool:
         if s.goal_reached:
             return True
         if s.player.physics.on_ground:
-            if airborne:
+            standing += 1
+            if airborne and standing >= LANDED_FRAMES:
                 return True
         else:
             airborne = True
+            standing = 0
     return False
 
 
 def landing_plans(sim: SimState, plans: dict[str, tuple[int, int]], repeat: int) -> tuple[str, ...]:
     return tuple(name for name, (first, then) in plans.items()
                  if plan_lands(sim, first, then, repeat))
+
+
+def last_standing_frame(on_ground: list[bool], frames: list[int]) -> int | None:
+    """The frame at which the player last stood on the ground (the end of
+    its last run of `LANDED_FRAMES` frames or more on it), from an
+    episode's per-frame record; None if it never stood."""
+    last = None
+    run = 0
+    for frame, grounded in zip(frames, on_ground):
+        run = run + 1 if grounded else 0
+        if run >= LANDED_FRAMES:
+            last = frame
+    return last
 
 
 class _Recorder:
@@ -152,35 +174,38 @@ def diagnose_death(agent: Any, stage: Any, *, observation: str = "basic",
                    max_steps: int = DEFAULT_MAX_STEPS,
                    stall_frames: int | None = DEFAULT_STALL_FRAMES,
                    action_repeat: int = 1) -> tuple[EpisodeResult, DeathReport | None]:
-    """Play `agent` on `stage` with these runner settings; the result, and
-    for a death its report (None for any other end)."""
+    """Play `agent` on `stage` with these runner settings; the result
+    (its frames recorded), and for a death its report (None for any other
+    end)."""
     runner = EpisodeRunner(stage, observation=observation, max_steps=max_steps,
-                           stall_frames=stall_frames, action_repeat=action_repeat)
+                           stall_frames=stall_frames, action_repeat=action_repeat,
+                           record=True)
     recorder = _Recorder(agent, runner)
     result = runner.run_episode(recorder)
     end = runner.sim
     if result.done_reason != "death":
         return result, None
+    traj = result.trajectory
+    stood = last_standing_frame(traj.on_ground, traj.frame)
     kept = list(recorder.kept)
-    ground = [k for k, (s, _) in enumerate(kept) if s.player.physics.on_ground]
-    # The decisions after the last one on the ground; a death on the
-    # ground looks at the decisions just before it instead.
-    if ground and ground[-1] < len(kept) - 1:
-        take = ground[-1]
-        window = range(take + 1, len(kept))
-    else:
-        take = None
-        window = range(max(0, len(kept) - GROUND_SEARCH), len(kept))
+    # The decisions after the player last stood: the flight that ended in
+    # the death (none: it died on the ground, or as it left it).
+    window = [k for k, (s, _) in enumerate(kept) if stood is None or s.frame > stood]
+    before = [k for k, (s, _) in enumerate(kept) if stood is not None and s.frame <= stood]
+    take = before[-1] if before else None
+    if not window or take is None:
+        return result, DeathReport(
+            cause=end.death_cause, x=end.player.physics.x, frame=end.frame,
+            take_off_frame=None, take_off_x=None, jumped=False, decisions=0,
+            landing_decisions=0, last_chance=None, ground_chance=None)
     landing = []
     for k in window:
         s, action = kept[k]
-        plans = landing_plans(s, AIR_PLANS if not s.player.physics.on_ground
-                              else {**GROUND_PLANS, "right": AIR_PLANS["right"]},
-                              action_repeat)
+        plans = landing_plans(s, AIR_PLANS, action_repeat)
         if plans:
             landing.append(Chance(s.frame, s.player.physics.x, plans, ACTION_NAMES[action]))
     ground_chance = None
-    if not landing and take is not None:
+    if not landing:
         for k in range(take, max(-1, take - GROUND_SEARCH), -1):
             s, action = kept[k]
             if not s.player.physics.on_ground:
@@ -190,13 +215,11 @@ def diagnose_death(agent: Any, stage: Any, *, observation: str = "basic",
                 ground_chance = Chance(s.frame, s.player.physics.x, plans,
                                        ACTION_NAMES[action])
                 break
-    take_state, take_action = kept[take] if take is not None else (None, 0)
+    take_state, take_action = kept[take]
     report = DeathReport(
         cause=end.death_cause, x=end.player.physics.x, frame=end.frame,
-        take_off_frame=None if take_state is None else take_state.frame,
-        take_off_x=None if take_state is None else take_state.player.physics.x,
-        jumped=take_state is not None and ACTION_HAS_JUMP[take_action]
-        and not take_state.jump_held,
+        take_off_frame=take_state.frame, take_off_x=take_state.player.physics.x,
+        jumped=ACTION_HAS_JUMP[take_action] and not take_state.jump_held,
         decisions=len(window), landing_decisions=len(landing),
         last_chance=landing[-1] if landing else None, ground_chance=ground_chance)
     return result, report
@@ -206,34 +229,30 @@ def describe(report: DeathReport) -> str:
     """The report in one line."""
     text = f"{report.cause} at x={report.x:.0f} (frame {report.frame}); "
     if report.take_off_frame is None:
-        text += "died on the ground; "
-        where = "before it"
-    else:
-        text += (f"left the ground at x={report.take_off_x:.0f} (frame "
-                 f"{report.take_off_frame}) {'by a jump' if report.jumped else 'without jumping'}; ")
-        where = "in the air"
+        return text + "on the ground, with no flight before it"
+    text += (f"left the ground at x={report.take_off_x:.0f} (frame "
+             f"{report.take_off_frame}) {'by a jump' if report.jumped else 'without jumping'}; ")
     last = report.last_chance
     if last is not None:
-        return text + (f"{where} a plan landed at {report.landing_decisions} of "
+        return text + (f"in the air a plan landed at {report.landing_decisions} of "
                        f"{report.decisions} decisions, the last at frame {last.frame} "
                        f"(x={last.x:.0f}): {', '.join(last.plans)}; the agent pressed "
                        f"{last.action}")
-    text += f"{where} no plan landed"
+    text += "in the air no plan landed"
     chance = report.ground_chance
     if chance is not None:
         return text + (f"; a jump from frame {chance.frame} (x={chance.x:.0f}) landed "
                        f"({', '.join(chance.plans)}); the agent pressed {chance.action}")
-    if report.take_off_frame is not None:
-        return text + f", nor a jump in the {GROUND_SEARCH} decisions before the take-off"
-    return text
+    return text + f", nor a jump in the {GROUND_SEARCH} decisions before the take-off"
 
 
 def kind(report: DeathReport) -> str:
     """What a death's report comes to, for counting: the plans that landed
     at its last chance, or that none did."""
+    if report.take_off_frame is None:
+        return "on the ground"
     if report.last_chance is not None:
-        where = "in the air" if report.take_off_frame is not None else "on the ground"
-        return f"{where}, the last plan to land: {', '.join(report.last_chance.plans)}"
+        return f"in the air, the last plan to land: {', '.join(report.last_chance.plans)}"
     if report.ground_chance is not None:
         return "no plan landed after the take-off; an earlier jump did"
     return "no plan landed"

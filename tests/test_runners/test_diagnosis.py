@@ -4,8 +4,8 @@ the game itself.
 Each report is checked by playing the episode again here and, from the
 decision it names, holding the plans it names: the ones it says land
 must come down alive, and the others must not. The agents are the
-baselines: `hold-right` runs off the edge of a hard stage's pit, and
-`jump-runner` jumps over an expert stage's pit without ever braking.
+baselines: `hold-right` runs off the edge of a pit, and `jump-runner`
+jumps over an expert stage's pit without ever braking.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from runners.agents import make_baseline
 from runners.diagnosis import (
     AIR_PLANS,
     GROUND_PLANS,
+    LANDED_FRAMES,
     LOOK_FRAMES,
     describe,
     diagnose_death,
@@ -28,13 +29,29 @@ from speednik.actions import (
     ACTION_HAS_JUMP,
     ACTION_LEFT,
     ACTION_NOOP,
+    ACTION_RIGHT,
     ACTION_RIGHT_JUMP,
     action_to_input,
 )
 from speednik.simulation import create_sim, sim_step
+from speednik.terrain import SOLID
+
+from speednik.entities import Spikes
+from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage
 
 # hold-right leaves the ground at the edge of a pit, without jumping.
-RUNS_OFF = ("hold-right", "gen:hard:1002")
+RUNS_OFF = ("hold-right", pit_stage(400, 560))
+# hold-right runs into spikes: it dies on the ground, with no flight.
+ON_THE_GROUND = ("hold-right", flat_stage(spikes=(Spikes(400.0, float(FLOOR_Y)),)))
+
+
+def brush_stage():
+    """hold-right runs off the edge of a pit at x=400, and on the way down
+    its feet touch an 8 px pillar for two frames before it falls on."""
+    grid = floor_grid()
+    grid[:, 400:1000] = 0
+    grid[FLOOR_Y + 48:FLOOR_Y + 64, 532:540] = SOLID
+    return build_stage(grid, name="brush")
 # jump-runner jumps at the pit, flies too far, and never holds left.
 NEVER_BRAKES = ("jump-runner", "gen:expert:1001")
 
@@ -61,19 +78,25 @@ def states_at_decisions(agent_name: str, stage: str) -> dict[int, object]:
 
 
 def lands(state, first: int, then: int) -> bool:
-    """Playing `first` one frame, then `then`: alive on the ground after
-    leaving it (or from the air, on coming down), within LOOK_FRAMES."""
+    """Playing `first` one frame, then `then`: alive and standing on the
+    ground LANDED_FRAMES frames in a row after leaving it (or from the
+    air, after coming down), within LOOK_FRAMES."""
     s = state.copy()
     held = s.jump_held
     was_in_air = not s.player.physics.on_ground
+    ground = []
     for k in range(LOOK_FRAMES):
         inp, held = action_to_input(first if k == 0 else then, held)
         sim_step(s, inp)
         if s.player_dead:
             return False
-        if s.player.physics.on_ground and was_in_air:
-            return True
-        was_in_air = was_in_air or not s.player.physics.on_ground
+        if not s.player.physics.on_ground:
+            was_in_air = True
+            ground = []
+        elif was_in_air:
+            ground.append(s.frame)
+            if len(ground) == LANDED_FRAMES:
+                return True
     return False
 
 
@@ -92,24 +115,41 @@ def runs_off():
 def test_the_result_is_the_episode_a_plain_replay_plays(never_brakes):
     result, _ = never_brakes
     name, stage = NEVER_BRAKES
-    plain = EpisodeRunner(stage).run_episode(make_baseline(name))
+    plain = EpisodeRunner(stage, record=True).run_episode(make_baseline(name))
     assert result.to_dict() == plain.to_dict()
     assert result.done_reason == "death"
 
 
 def test_the_death_and_the_take_off_are_where_the_game_puts_them(never_brakes):
-    _, report = never_brakes
+    result, report = never_brakes
     states = states_at_decisions(*NEVER_BRAKES)
     take_off, action = states[report.take_off_frame]
     assert take_off.player.physics.on_ground
     assert report.jumped == (ACTION_HAS_JUMP[action] and not take_off.jump_held)
     assert report.jumped
-    # Every decision after the take-off is in the air, up to the death.
-    later = [f for f in states if f > report.take_off_frame]
-    assert later and all(not states[f][0].player.physics.on_ground for f in later)
-    assert report.decisions == len(later)
+    # From the frame after the take-off to the death the player never
+    # stands on the ground.
+    traj = result.trajectory
+    after = [g for f, g in zip(traj.frame, traj.on_ground) if f > report.take_off_frame + 1]
+    assert after and not any(all(after[i:i + LANDED_FRAMES])
+                             for i in range(len(after) - LANDED_FRAMES + 1))
+    assert report.decisions == len([f for f in states if f > report.take_off_frame])
     assert report.cause == "pit"
     assert report.frame == max(states) + 1
+
+
+def test_a_touch_of_the_ground_on_the_way_down_is_not_a_landing():
+    result, report = diagnose_death(make_baseline("hold-right"), brush_stage())
+    traj = result.trajectory
+    touched = [f for f, g, x in zip(traj.frame, traj.on_ground, traj.x) if g and x > 500]
+    assert 0 < len(touched) < LANDED_FRAMES
+    # The take-off is the edge of the pit, not the pillar.
+    assert report.cause == "pit" and 400 <= report.take_off_x < 420
+    assert report.take_off_frame < touched[0]
+    assert report.decisions == report.frame - 1 - report.take_off_frame
+    states = states_at_decisions("hold-right", brush_stage())
+    edge, _ = states[report.take_off_frame]
+    assert not plan_lands(edge, ACTION_RIGHT, ACTION_RIGHT, 1)
 
 
 def test_the_last_chance_plans_land_and_the_others_do_not(never_brakes):
@@ -152,10 +192,20 @@ def test_a_report_reads_as_one_line(never_brakes, runs_off):
     assert "without jumping" in describe(runs_off[1])
 
 
+def test_a_death_on_the_ground_has_no_flight_to_look_into():
+    result, report = diagnose_death(make_baseline(ON_THE_GROUND[0]), ON_THE_GROUND[1])
+    assert result.done_reason == "death" and report.cause == "spikes"
+    assert report.take_off_frame is None and report.decisions == 0
+    assert report.last_chance is None and report.ground_chance is None
+    assert describe(report).endswith("on the ground, with no flight before it")
+    assert kind(report) == "on the ground"
+
+
 def test_episodes_that_do_not_end_in_a_death_have_no_report():
     result, report = diagnose_death(make_baseline("jump-runner"), "hillside")
     assert result.done_reason == "goal" and report is None
-    result, report = diagnose_death(make_baseline("idle"), "gen:hard:1002", stall_frames=60)
+    result, report = diagnose_death(make_baseline("idle"), pit_stage(400, 560),
+                                    stall_frames=60)
     assert result.done_reason == "stalled" and report is None
 
 
@@ -186,7 +236,7 @@ def test_replay_without_why_says_nothing_more(capsys):
 
 
 def test_a_plan_lands_only_by_coming_down_alive():
-    start = create_sim("gen:hard:1002")
+    start = create_sim(pit_stage(400, 560))
     assert start.player.physics.on_ground
     # Standing still never leaves the ground: that is not a landing.
     assert not plan_lands(start, ACTION_NOOP, ACTION_NOOP, 1)
