@@ -627,6 +627,16 @@ def flight_lands(st, f0, s0, left, right, jump, f, s, rule):
     first, played on f and s (copies of the player's f0 and s0), for a
     player neither charging a spindash nor dead (`landing_values` reads 0
     for those without playing). A landed player is left in f and s."""
+    return _flight(st, f0, s0, left, right, jump, f, s, rule, f, s, -1)[0]
+
+
+@frame_jit
+def _flight(st, f0, s0, left, right, jump, f, s, rule, keep_f, keep_s, keep):
+    """`flight_lands`, and the frame of its loop it ended on (the number
+    of its frames: it ran out; -1: before the loop). With `keep` >= 0, the
+    player's state at the top of loop frames 1 to AIR_KEPT (its first
+    FLIGHT_F and FLIGHT_S values) is copied into rows keep to keep +
+    AIR_KEPT - 1 of keep_f and keep_s, flat arrays of such rows."""
     for i in range(len(f0)):
         f[i] = f0[i]
     for i in range(len(s0)):
@@ -638,19 +648,25 @@ def flight_lands(st, f0, s0, left, right, jump, f, s, rule):
     if not _flying(s):
         _ground_frame(st, f, s, left, right, True, False)
         if footing and touches_spikes(st, f, s):
-            return 0.0
-    for _ in range(frames):
+            return 0.0, -1
+    for n in range(frames):
+        if keep >= 0 and 1 <= n <= AIR_KEPT:
+            row = keep + n - 1
+            for i in range(FLIGHT_F):
+                keep_f[row * FLIGHT_F + i] = f[i]
+            for i in range(FLIGHT_S):
+                keep_s[row * FLIGHT_S + i] = s[i]
         hr = radii(s)[1]
         if f[F_Y] + hr > deepest or f[F_Y] - hr > bottom:
-            return 0.0
+            return 0.0, n
         if s[S_ON_GROUND]:
-            return _moving_on(f, right, rule)
+            return _moving_on(f, right, rule), n
         _air_frame(st, f, s, left, right, jump)
         if footing and touches_spikes(st, f, s):
-            return 0.0
+            return 0.0, n
     if s[S_ON_GROUND] and f[F_Y] + radii(s)[1] <= deepest:
-        return _moving_on(f, right, rule)
-    return 0.0
+        return _moving_on(f, right, rule), frames
+    return 0.0, frames
 
 
 @frame_jit
@@ -689,23 +705,77 @@ assert max(S_ANGLE, S_ON_GROUND, S_ROLLING, S_FACING_RIGHT, S_LAYER, S_JUMPING,
            S_CONTROL_LOCK) < S_STATE
 
 
+# The plans a flight from the player's own state is played with, each
+# remembered by `_remembered_flight`: right with jump let go, right with
+# jump held, left.
+PLAN_HOP = 0
+PLAN_FULL = 1
+PLAN_BRAKE = 2
+# Frames of each remembered flight whose states are kept.
+AIR_KEPT = 16
+
+
 @njit(cache=True)
 def flight_scratch(f, s):
     """What the flights of "landing" are played on, one per episode: copies
     of the player (fly_f, fly_s), the player after the frame of running on
     of the later plans (run_f, run_s), and memo: whether those hold a state
     the later plans were played from, and what they gave (full, hop, and
-    for "room" full_room, hop_room)."""
-    return np.empty_like(f), np.empty_like(s), np.empty_like(f), np.empty_like(s), np.zeros(5)
+    for "room" full_room, hop_room); then, for each plan of the player's
+    own state (PLAN_HOP, PLAN_FULL, PLAN_BRAKE), the states of the first
+    AIR_KEPT frames of its last flight (air_f, air_s: rows of FLIGHT_F and
+    FLIGHT_S values, plan by plan), and air_memo: the
+    rule it was played by + 1 (0: none yet), its value, and the frame of
+    its loop it ended on."""
+    return (np.empty_like(f), np.empty_like(s), np.empty_like(f), np.empty_like(s),
+            np.zeros(5), np.empty(3 * AIR_KEPT * FLIGHT_F),
+            np.empty(3 * AIR_KEPT * FLIGHT_S, s.dtype), np.zeros((3, 3)))
+
+
+@frame_jit
+def _remembered_flight(st, f, s, left, right, jump, rule, plan, flights):
+    """`flight_lands` of the player's own state f, s with these buttons,
+    by "footing" or "onward"'s rule. A flight is a function of the
+    player's state alone, so when f and s are the state of one of the
+    first AIR_KEPT frames of the last flight played with this plan (the
+    player followed it, and nothing the flight does not play, a spring
+    or an enemy, touched it) and that flight ended within its frames,
+    the flight from here is the rest of it and ends the same way: its
+    value is returned without playing it. In the air, deciding every
+    other frame, most decisions find the player on the flight the last
+    one played for the buttons it then pressed."""
+    fly_f, fly_s, _, _, _, air_f, air_s, air_memo = flights
+    ended = air_memo[plan, 2]
+    # Only a player in the air starts a flight at the top of its loop, as
+    # the kept flight went on from each kept state (from the ground a
+    # flight first jumps).
+    if _flying(s) and air_memo[plan, 0] == rule + 1 and ended < FOOTING_FRAMES:
+        first = plan * AIR_KEPT
+        for row in range(first, first + min(int(ended), AIR_KEPT)):
+            if _is_kept_state(f, s, air_f, air_s, row):
+                return air_memo[plan, 1]
+    value, ended = _flight(st, f, s, left, right, jump, fly_f, fly_s, rule,
+                           air_f, air_s, plan * AIR_KEPT)
+    air_memo[plan, 0] = rule + 1
+    air_memo[plan, 1] = value
+    air_memo[plan, 2] = ended
+    return value
 
 
 @frame_jit
 def _is_run_state(f, s, run_f, run_s):
+    return _is_kept_state(f, s, run_f, run_s, 0)
+
+
+@frame_jit
+def _is_kept_state(f, s, keep_f, keep_s, row):
+    """Whether the flight's part of f and s equals row `row` of keep_f and
+    keep_s, flat arrays of FLIGHT_F and FLIGHT_S values a row."""
     for i in range(FLIGHT_F):
-        if f[i] != run_f[i]:
+        if f[i] != keep_f[row * FLIGHT_F + i]:
             return False
     for i in range(FLIGHT_S):
-        if s[i] != run_s[i]:
+        if s[i] != keep_s[row * FLIGHT_S + i]:
             return False
     return True
 
@@ -749,8 +819,10 @@ def landing_values(st, f, s, out, flights, room, rule, later, fast):
     toward a pit, that is two flights of five saved. The later plans run
     on for `later` frames ("stride": two) before they press jump. With
     `fast` ("reach") the flights are played whenever the player moves
-    across faster than TOP_SPEED, whatever lies in view."""
-    fly_f, fly_s, run_f, run_s, memo = flights
+    across faster than TOP_SPEED, whatever lies in view. By "footing" and
+    "onward", each flight from the player's own state may be the rest of
+    one played before (`_remembered_flight`)."""
+    fly_f, fly_s, run_f, run_s, memo = flights[:5]
     k = FULL_LANDS
     n = 7 if room else 5
     if out[PIT_AHEAD_DX] >= PREDICT_BELOW \
@@ -778,6 +850,13 @@ def landing_values(st, f, s, out, flights, room, rule, later, fast):
         hop = memo[2]
         full_room = memo[3]
         hop_room = memo[4]
+    elif rule != RULE_LANDING:
+        full_room = hop_room = 0.0
+        hop = _remembered_flight(st, f, s, False, True, False, rule, PLAN_HOP, flights)
+        if flying and not (s[S_JUMPING] and f[F_Y_VEL] < JUMP_RELEASE_SPEED):
+            full = hop
+        else:
+            full = _remembered_flight(st, f, s, False, True, True, rule, PLAN_FULL, flights)
     else:
         hop, hop_room = _flight_room(st, f, s, False, True, False, fly_f, fly_s, room,
                                      rule)
@@ -789,7 +868,11 @@ def landing_values(st, f, s, out, flights, room, rule, later, fast):
                                            rule)
     out[k] = full
     out[k + 1] = hop
-    out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s, rule)
+    if rule != RULE_LANDING:
+        out[k + 2] = _remembered_flight(st, f, s, True, False, False, rule, PLAN_BRAKE,
+                                        flights)
+    else:
+        out[k + 2] = flight_lands(st, f, s, True, False, False, fly_f, fly_s, rule)
     if room:
         out[k + 5] = full_room
         out[k + 6] = hop_room
