@@ -2,12 +2,11 @@
 the last moment at which a plain way of playing on would still have come
 down alive, with what the agent pressed there.
 
-    report = diagnose_death(agent, "gen:expert:10155", observation="reach",
-                            action_repeat=2)
+    result, report = diagnose_death(make_baseline("jump-runner"), "gen:expert:1001")
     describe(report)
-    # 'pit at x=2758 (frame 550); left the ground at x=1909 (frame 376) without
-    #  jumping; in the air a plan landed at 37 of 87 decisions, the last at
-    #  frame 466 (x=2422): left; the agent pressed right'
+    # 'pit at x=2335 (frame 491); left the ground at x=1992 (frame 395) by a
+    #  jump; in the air a plan landed at 25 of 95 decisions, the last at
+    #  frame 420 (x=2129): left; the agent pressed right_jump'
 
 A plan is one action held from a decision on, as the agent could have
 chosen it: in the air "right+jump" (jump kept held), "right", "left";
