@@ -28,7 +28,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runners import run_episodes  # noqa: E402
-from runners.genome_file import load_genome_file  # noqa: E402
+from runners.genome_file import GenomeFileError, load_genome_file  # noqa: E402
+from runners.mlp import mlp_layers  # noqa: E402
 from runners.policies import Policy  # noqa: E402
 from speednik.actions import ACTION_LEFT, NUM_ACTIONS  # noqa: E402
 from speednik.observation import get_observation, index_of  # noqa: E402
@@ -64,10 +65,8 @@ def with_brake_unit(genome: np.ndarray, observation: str, hidden: int) -> np.nda
     more hidden unit, the brake unit, after its own."""
     values = get_observation(observation).values
     n, a = len(values), NUM_ACTIONS
-    w1 = genome[:hidden * n].reshape(hidden, n)
-    b1 = genome[hidden * n:hidden * n + hidden]
-    w2 = genome[hidden * n + hidden:hidden * n + hidden + a * hidden].reshape(a, hidden)
-    b2 = genome[hidden * n + hidden + a * hidden:].copy()
+    w1, b1, w2, b2 = mlp_layers(genome, hidden, n)
+    b2 = b2.copy()
     row = np.zeros(n)
     for name, weight in UNIT_INPUTS.items():
         row[index_of(values, name)] = weight
@@ -88,11 +87,15 @@ def completed(record, stage_set: str) -> int:
 def main(run_dirs: list[str]) -> None:
     print(f"stages completed of {', '.join(VALIDATION_SETS)}")
     for run_dir in run_dirs:
-        record = load_genome_file(Path(run_dir) / "best.json")
+        try:
+            record = load_genome_file(run_dir)
+        except GenomeFileError as e:
+            sys.exit(f"brake_unit: error: {e}")
         spec = record.policy_spec
         hidden = dict(spec.settings).get("hidden")
         if spec.family != "mlp" or hidden is None:
-            sys.exit(f"{run_dir}: an MLP genome is needed, got a {spec.family} one")
+            sys.exit(f"brake_unit: error: {run_dir}: an MLP genome is needed, "
+                     f"got a {spec.family} one")
         genome = with_brake_unit(record.genome, record.observation, hidden)
         braking = dataclasses.replace(
             record, genome=genome, policy_spec=Policy("mlp", record.observation,

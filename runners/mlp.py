@@ -29,6 +29,18 @@ def mlp_genome_size(obs_dim: int, hidden: int) -> int:
     return hidden * obs_dim + hidden + NUM_ACTIONS * hidden + NUM_ACTIONS
 
 
+def mlp_layers(genome: np.ndarray, hidden: int, obs_dim: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Views of a genome's layers: the hidden weights (hidden x obs_dim)
+    and biases, then the action weights (NUM_ACTIONS x hidden) and
+    biases, in the order `mlp_genome_size` counts them."""
+    nw1 = hidden * obs_dim
+    base = nw1 + hidden
+    return (genome[:nw1].reshape(hidden, obs_dim), genome[nw1:base],
+            genome[base:base + NUM_ACTIONS * hidden].reshape(NUM_ACTIONS, hidden),
+            genome[base + NUM_ACTIONS * hidden:])
+
+
 def soft_tanh(x: np.ndarray) -> np.ndarray:
     """tanh by Lambert's continued fraction cut after seven terms, clipped
     to [-1, 1] (beyond |x| = TANH_CLIP it is +-1): only + * /, each
@@ -75,13 +87,7 @@ class MLPPolicy(BaseAgent):
         self.genome = genome
         self.hidden = hidden
         self.observation = encoder.name
-        n = encoder.size
-        nw1 = hidden * n
-        w1 = genome[:nw1].reshape(hidden, n)
-        self.b1 = genome[nw1:nw1 + hidden]
-        base = nw1 + hidden
-        w2 = genome[base:base + NUM_ACTIONS * hidden].reshape(NUM_ACTIONS, hidden)
-        self.b2 = genome[base + NUM_ACTIONS * hidden:]
+        w1, self.b1, w2, self.b2 = mlp_layers(genome, hidden, encoder.size)
         self._w1_columns = np.ascontiguousarray(w1.T)
         self._w2_columns = np.ascontiguousarray(w2.T)
 
