@@ -82,6 +82,19 @@ def ledge_stage(x0: int = 192, x1: int = 320, y: int = FLOOR_Y - 64,
     return build_stage(grid, name="ledge", **kwargs)
 
 
+def brush_stage(floor_below: int | None = None) -> Stage:
+    """A pit from x=400 to 1000, bottomless or (`floor_below`) floored
+    that many px below the floor, and an 8 px pillar in it: running right
+    off its edge, the player's feet touch the pillar's top for two frames
+    on the way down."""
+    grid = floor_grid(height=HEIGHT if floor_below is None else FLOOR_Y + floor_below + 64)
+    grid[:, 400:1000] = 0
+    if floor_below is not None:
+        grid[FLOOR_Y + floor_below:, 400:1000] = SOLID
+    grid[FLOOR_Y + 48:FLOOR_Y + 64, 532:540] = SOLID
+    return build_stage(grid, name="brush")
+
+
 def try_load_builtin(name: str) -> Stage | None:
     """A built-in stage, or None while it cannot be loaded yet."""
     try:

@@ -1,13 +1,14 @@
 """The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room",
-"footing", "local", "onward", "stride" and "reach" observations (`speednik.observation`),
-compiled:
+"footing", "local", "onward", "stride", "reach" and "stand" observations
+(`speednik.observation`), compiled:
 written into a float32 array instead of returned.
 
 Every observation is written into an array of OBS_WIDEST values: "local"
 is "footing" written in full, then moved down over the values it leaves
 out, and "onward" (and "stride", onward with its later flights pressed two
-frames on, and "reach", stride with its flights played when the player is
-faster than it runs) is written as "footing" with its own flights, then
+frames on, "reach", stride with its flights played when the player is
+faster than it runs, and "stand", reach with a flight coming down only
+once the player stands) is written as "footing" with its own flights, then
 moved down the same way."""
 from __future__ import annotations
 
@@ -84,6 +85,7 @@ from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
 from speednik.observation.footing import FOOTING_FRAMES, FOOTING_VALUES, SPIKES_BEHIND
 from speednik.observation.local import LOCAL_KEPT
 from speednik.observation.onward import ONWARD_VALUES, STEEP_ANGLE
+from speednik.observation.stand import STAND_FRAMES
 from speednik.observation.stride import STRIDE
 from speednik.observation.landing import FLIGHT_FRAMES, LANDING_VALUES, LATER, PREDICT_BELOW
 from speednik.observation.lookahead import (
@@ -149,9 +151,17 @@ OBS_LOCAL = get_observation("local").compiled_kind
 OBS_ONWARD = get_observation("onward").compiled_kind
 OBS_STRIDE = get_observation("stride").compiled_kind
 OBS_REACH = get_observation("reach").compiled_kind
-# The rule a flight is judged by: "landing"'s, "footing"'s, or "onward"'s
-# (footing's, moving on).
-RULE_LANDING, RULE_FOOTING, RULE_ONWARD = 0, 1, 2
+OBS_STAND = get_observation("stand").compiled_kind
+# The rule a flight is judged by: "landing"'s, "footing"'s, "onward"'s
+# (footing's, moving on), or "stand"'s (onward's, come down only once
+# stood on the ground STAND_FRAMES frames in a row).
+RULE_LANDING, RULE_FOOTING, RULE_ONWARD, RULE_STAND = 0, 1, 2, 3
+# `observe` reads each of these as extending the one before it: every
+# kind from OBS_LOCAL on moves down as "local" does, from OBS_STRIDE on
+# presses its later jumps STRIDE frames on, and from OBS_REACH on plays
+# its flights when the player is fast.
+assert (OBS_LOCAL, OBS_ONWARD, OBS_STRIDE, OBS_REACH, OBS_STAND) == tuple(
+    range(OBS_LOCAL, OBS_LOCAL + 5)) and OBS_STAND == len(OBSERVATION_KINDS) - 1
 # The array every observation is written into: "local" needs the room of
 # "footing" before it moves its values down.
 OBS_WIDEST = max(OBS_SIZES)
@@ -228,13 +238,13 @@ def observe(kind, st, f, s, gone, out, flights):
         out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
         out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
     if kind >= OBS_LANDING:
-        rule = (RULE_ONWARD if kind == OBS_ONWARD or kind == OBS_STRIDE or kind == OBS_REACH
+        rule = (RULE_STAND if kind == OBS_STAND
+                else RULE_ONWARD if kind == OBS_ONWARD or kind == OBS_STRIDE or kind == OBS_REACH
                 else RULE_FOOTING if kind == OBS_FOOTING or kind == OBS_LOCAL
                 else RULE_LANDING)
         landing_values(st, f, s, out, flights, kind == OBS_ROOM, rule,
-                       STRIDE if kind == OBS_STRIDE or kind == OBS_REACH else LATER,
-                       kind == OBS_REACH)
-    if kind == OBS_LOCAL or kind == OBS_ONWARD or kind == OBS_STRIDE or kind == OBS_REACH:
+                       STRIDE if kind >= OBS_STRIDE else LATER, kind >= OBS_REACH)
+    if kind >= OBS_LOCAL:
         # Each kept value moves to an index at or below its own, in order,
         # so no value is overwritten before it has moved.
         for i in range(len(_LOCAL_KEPT)):
@@ -649,6 +659,8 @@ def _flight(st, f0, s0, left, right, jump, f, s, rule, keep_f, keep_s, keep):
         _ground_frame(st, f, s, left, right, True, False)
         if footing and touches_spikes(st, f, s):
             return 0.0, -1
+    stand = STAND_FRAMES if rule == RULE_STAND else 1
+    standing = 0
     for n in range(frames):
         if keep >= 0 and 1 <= n <= AIR_KEPT:
             row = keep + n - 1
@@ -660,11 +672,16 @@ def _flight(st, f0, s0, left, right, jump, f, s, rule, keep_f, keep_s, keep):
         if f[F_Y] + hr > deepest or f[F_Y] - hr > bottom:
             return 0.0, n
         if s[S_ON_GROUND]:
-            return _moving_on(f, right, rule), n
-        _air_frame(st, f, s, left, right, jump)
+            standing += 1
+            if standing >= stand:
+                return _moving_on(f, right, rule), n
+            _ground_frame(st, f, s, left, right, False, False)
+        else:
+            standing = 0
+            _air_frame(st, f, s, left, right, jump)
         if footing and touches_spikes(st, f, s):
             return 0.0, n
-    if s[S_ON_GROUND] and f[F_Y] + radii(s)[1] <= deepest:
+    if s[S_ON_GROUND] and standing + 1 >= stand and f[F_Y] + radii(s)[1] <= deepest:
         return _moving_on(f, right, rule), frames
     return 0.0, frames
 
@@ -673,7 +690,7 @@ def _flight(st, f0, s0, left, right, jump, f, s, rule, keep_f, keep_s, keep):
 def _moving_on(f, right, rule):
     """A landed flight's value: by "onward", holding right it must come
     down moving right."""
-    return 0.0 if rule == RULE_ONWARD and right and f[F_GROUND_SPEED] <= 0.0 else 1.0
+    return 0.0 if rule >= RULE_ONWARD and right and f[F_GROUND_SPEED] <= 0.0 else 1.0
 
 
 @frame_jit
@@ -827,7 +844,7 @@ def landing_values(st, f, s, out, flights, room, rule, later, fast):
     n = 7 if room else 5
     if out[PIT_AHEAD_DX] >= PREDICT_BELOW \
             and not (rule != RULE_LANDING and spikes_in_view(st, f)) \
-            and not (rule == RULE_ONWARD and on_steep_ground(s)) \
+            and not (rule >= RULE_ONWARD and on_steep_ground(s)) \
             and not (fast and abs(f[F_X_VEL]) > TOP_SPEED):
         for i in range(n):
             out[k + i] = 1.0

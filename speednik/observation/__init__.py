@@ -33,7 +33,10 @@ extends `pits`, as `landing` does):
 - `stride` (55): onward for a policy deciding every other frame: its two
   later flights press jump two frames later, at the next decision;
 - `reach` (55): stride with its flights played whenever the player is
-  faster than it runs, when a jump can come down past the pits in view.
+  faster than it runs, when a jump can come down past the pits in view;
+- `stand` (55): reach with a flight coming down only once the player has
+  stood on the ground a few frames: a touch of a ledge's lip is not a
+  landing.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -116,6 +119,7 @@ from speednik.observation.stall import (
     stall_clock,
 )
 from speednik.observation.reach import REACH_VALUES, extract_reach_observation
+from speednik.observation.stand import STAND_FRAMES, STAND_VALUES, extract_stand_observation
 from speednik.observation.stride import STRIDE, STRIDE_VALUES, extract_stride_observation
 from speednik.observation.terrain import (
     TERRAIN_NAMES,
@@ -139,6 +143,7 @@ __all__ = [
     "LOCAL_VALUES", "extract_local_observation", "ONWARD_NAMES", "ONWARD_OBS_DIM",
     "ONWARD_VALUES", "extract_onward_observation", "STRIDE", "STRIDE_VALUES",
     "extract_stride_observation", "REACH_VALUES", "extract_reach_observation",
+    "STAND_FRAMES", "STAND_VALUES", "extract_stand_observation",
     "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",

@@ -79,11 +79,15 @@ class FlightRule:
     """When a flight counts as coming down on ground: within `frames`
     frames, and at most `depth` px below the feet it took off from (None:
     at any depth above the stage's bottom); with `spikes`, touching spikes
-    from the jump on is a fall."""
+    from the jump on is a fall. It has come down once it has been on the
+    ground `stand` frames in a row, holding its buttons there (1: the
+    first frame on the ground; more, and a touch of a ledge's lip on the
+    way past it does not count)."""
 
     frames: int
     depth: float | None
     spikes: bool
+    stand: int = 1
 
 
 LANDING_RULE = FlightRule(FLIGHT_FRAMES, PIT_DEPTH, False)
@@ -126,16 +130,24 @@ def flight(sim: SimState, left: bool, right: bool, jump: bool, delay: int = 0,
         if rule.spikes and touches_spikes(stage, p):
             return None
     held = InputState(left=left, right=right, jump_held=jump)
+    walk = InputState(left=left, right=right)
+    standing = 0
     for _ in range(rule.frames):
         feet = p.y + radii(p)[1]
         if feet > deepest or p.y - radii(p)[1] > bottom:
             return None
         if p.on_ground:
-            return player
-        _air_frame(player, p, held, tiles)
+            standing += 1
+            if standing >= rule.stand:
+                return player
+            _ground_frame(player, p, walk, tiles)
+        else:
+            standing = 0
+            _air_frame(player, p, held, tiles)
         if rule.spikes and touches_spikes(stage, p):
             return None
-    return player if p.on_ground and p.y + radii(p)[1] <= deepest else None
+    return (player if p.on_ground and standing + 1 >= rule.stand
+            and p.y + radii(p)[1] <= deepest else None)
 
 
 def plan_flights(sim: SimState, rule: FlightRule = LANDING_RULE, later: int = LATER) -> tuple:

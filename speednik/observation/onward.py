@@ -40,7 +40,14 @@ import numpy as np
 from speednik.constants import TOP_SPEED
 from speednik.observation.basic import F32
 from speednik.observation.footing import FOOTING_RULE, spikes_in_view
-from speednik.observation.landing import BRAKE, LATER, PLANS, PREDICT_BELOW, plan_flights
+from speednik.observation.landing import (
+    BRAKE,
+    LATER,
+    PLANS,
+    PREDICT_BELOW,
+    FlightRule,
+    plan_flights,
+)
 from speednik.observation.local import LOCAL_KEPT, LOCAL_VALUES
 from speednik.observation.pits import extract_pits_observation as _pits
 from speednik.observation.value import Value, index_of, names
@@ -78,25 +85,26 @@ def faster_than_running(sim: SimState) -> bool:
 
 
 def onward_values(sim: SimState, pit_ahead_dx: float, later: int = LATER,
-                  fast: bool = False) -> list[float]:
+                  fast: bool = False, rule: FlightRule = FOOTING_RULE) -> list[float]:
     """The five values, given the "pits" reading of the next pit; the later
     two pressed after `later` frames of running on. With `fast`, the
-    flights are also played when the player is faster than it runs."""
+    flights are also played when the player is faster than it runs; each
+    is played by `rule` ("footing"'s, or "stand"'s)."""
     if pit_ahead_dx >= PREDICT_BELOW and not spikes_in_view(sim) and not on_steep_ground(sim) \
             and not (fast and faster_than_running(sim)):
         return [1.0] * 5
     return [0.0 if landed is None or (right and landed.physics.ground_speed <= 0.0) else 1.0
-            for landed, right in zip(plan_flights(sim, FOOTING_RULE, later), _HOLDS_RIGHT)]
+            for landed, right in zip(plan_flights(sim, rule, later), _HOLDS_RIGHT)]
 
 
-def extract_onward_observation(sim: SimState, later: int = LATER,
-                               fast: bool = False) -> np.ndarray:
+def extract_onward_observation(sim: SimState, later: int = LATER, fast: bool = False,
+                               rule: FlightRule = FOOTING_RULE) -> np.ndarray:
     """The 55-value "onward" observation (table in the module docstring):
     the first 50 values of "local", then whether the flights of "landing"
     come down on ground moving on (the later two pressed after `later`
     frames of running on; with `fast`, played when the player is faster
-    than it runs too)."""
+    than it runs too; by `rule`)."""
     pits = _pits(sim)
     kept = pits[_PITS_KEPT]
-    return np.concatenate((kept, np.array(onward_values(sim, float(kept[_PIT_AHEAD_DX]), later, fast),
-                                          F32)))
+    values = onward_values(sim, float(kept[_PIT_AHEAD_DX]), later, fast, rule)
+    return np.concatenate((kept, np.array(values, F32)))

@@ -18,6 +18,7 @@ from speednik.observation.onward import ONWARD_VALUES, extract_onward_observatio
 from speednik.observation.pits import PITS_VALUES, extract_pits_observation
 from speednik.observation.reach import REACH_VALUES, extract_reach_observation
 from speednik.observation.room import ROOM_VALUES, extract_room_observation
+from speednik.observation.stand import STAND_VALUES, extract_stand_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
 from speednik.observation.stride import STRIDE_VALUES, extract_stride_observation
 from speednik.observation.terrain import TERRAIN_VALUES, extract_terrain_observation
@@ -124,6 +125,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "stride with its flights played whenever the player is faster than it runs, when "
         "a jump can come down past the pits in view",
         compiled_kind=12),
+    "stand": ObservationEncoder(
+        "stand", STAND_VALUES, extract_stand_observation,
+        "reach with a flight coming down only once the player has stood on the ground "
+        "4 frames in a row: a touch of a ledge's lip on the way into a pit reads 0",
+        compiled_kind=13),
 }
 DEFAULT_OBSERVATION = "basic"
 

@@ -34,24 +34,15 @@ from speednik.actions import (
     action_to_input,
 )
 from speednik.simulation import create_sim, sim_step
-from speednik.terrain import SOLID
 
 from speednik.entities import Spikes
-from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage
+from stage_fixtures import FLOOR_Y, brush_stage, flat_stage, pit_stage
 
 # hold-right leaves the ground at the edge of a pit, without jumping.
 RUNS_OFF = ("hold-right", pit_stage(400, 560))
 # hold-right runs into spikes: it dies on the ground, with no flight.
 ON_THE_GROUND = ("hold-right", flat_stage(spikes=(Spikes(400.0, float(FLOOR_Y)),)))
 
-
-def brush_stage():
-    """hold-right runs off the edge of a pit at x=400, and on the way down
-    its feet touch an 8 px pillar for two frames before it falls on."""
-    grid = floor_grid()
-    grid[:, 400:1000] = 0
-    grid[FLOOR_Y + 48:FLOOR_Y + 64, 532:540] = SOLID
-    return build_stage(grid, name="brush")
 # jump-runner jumps at the pit, flies too far, and never holds left.
 NEVER_BRAKES = ("jump-runner", "gen:expert:1001")
 

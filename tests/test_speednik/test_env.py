@@ -25,7 +25,8 @@ from paths import REPO_ROOT
 
 INFO_KEYS = {"frame", "x", "y", "max_x", "rings", "deaths", "goal_reached"}
 OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing",
-                     "room", "footing", "local", "onward", "stride", "reach", "tokens")
+                     "room", "footing", "local", "onward", "stride", "reach", "stand",
+                     "tokens")
 ROOT = REPO_ROOT
 
 
