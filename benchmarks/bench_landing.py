@@ -1,4 +1,4 @@
-"""What the `landing`, `room`, `footing`, `onward`, `stride` and `reach` observations
+"""What the `landing`, `room`, `footing`, `onward`, `stride`, `reach` and `stand` observations
 cost beside `pits`, on expert stages.
 
 A hand-set linear policy (run right; jump when a pit starts within a
@@ -17,7 +17,9 @@ plays its flights afresh. Then both policies decide every other frame
 press jump two frames on: when a decision finds the player where the
 last one's later plans ran to, their flights are its own, so fewer are
 played; and over `reach`, which also plays them whenever the player is
-faster than it runs (down slopes, off springs). Prints frames per second for each, best of three, and their
+faster than it runs (down slopes, off springs); and over `stand`, whose
+flights play on past a touch of the ground until the player has stood
+four frames. Prints frames per second for each, best of three, and their
 ratios, taken in this one run.
 Nothing is asserted.
 """
@@ -103,7 +105,7 @@ def main() -> None:
               f"onward {pits / onward:.2f}x ({landing / onward:.3f}x landing's)")
     for title, policy in (("the pit jumper", pit_jumper), ("the hopper", hopper)):
         rates = {name: rate(stages, name, policy, repeat=2)
-                 for name in ("onward", "stride", "reach")}
+                 for name in ("onward", "stride", "reach", "stand")}
         print(f"== {STAGES}, {title} deciding every other frame, compiled, 1 thread, "
               f"best of {REPEATS}")
         for name, (value, frames) in rates.items():
@@ -114,6 +116,9 @@ def main() -> None:
         reach, reach_frames = rates["reach"]
         print(f"reach plays a frame in {stride / reach:.2f}x the time of stride "
               f"(the same frames: {reach_frames == stride_frames})")
+        stand, stand_frames = rates["stand"]
+        print(f"stand plays a frame in {reach / stand:.2f}x the time of reach "
+              f"(the same frames: {stand_frames == reach_frames})")
 
 
 if __name__ == "__main__":
