@@ -42,15 +42,13 @@ from speednik.actions import (
     action_to_input,
 )
 from speednik.constants import DEFAULT_MAX_STEPS
-from speednik.observation.stand import STAND_FRAMES
 from speednik.simulation import SimState, sim_step
 
 # A plan that has not come down after this many frames (4 s) has not landed.
 LOOK_FRAMES = 240
 # Coming down is standing on the ground this many frames in a row: a
 # frame on the lip of a ledge the player then runs off is not a landing.
-# The "stand" observation counts a flight's landing the same way.
-LANDED_FRAMES = STAND_FRAMES
+LANDED_FRAMES = 4
 # Decisions kept before the death: enough for the longest flight a red
 # spring gives (about 150 frames) and the run-up before it.
 KEPT_DECISIONS = 240

@@ -82,16 +82,16 @@ def ledge_stage(x0: int = 192, x1: int = 320, y: int = FLOOR_Y - 64,
     return build_stage(grid, name="ledge", **kwargs)
 
 
-def brush_stage(floor_below: int | None = None) -> Stage:
+def brush_stage(floor_below: int | None = None, pillar_x: int = 532) -> Stage:
     """A pit from x=400 to 1000, bottomless or (`floor_below`) floored
-    that many px below the floor, and an 8 px pillar in it: running right
-    off its edge, the player's feet touch the pillar's top for two frames
-    on the way down."""
+    that many px below the floor, and an 8 px pillar in it from
+    `pillar_x`: running right off its edge, the player's feet touch the
+    pillar's top on the way down, for two frames (for one from 534)."""
     grid = floor_grid(height=HEIGHT if floor_below is None else FLOOR_Y + floor_below + 64)
     grid[:, 400:1000] = 0
     if floor_below is not None:
         grid[FLOOR_Y + floor_below:, 400:1000] = SOLID
-    grid[FLOOR_Y + 48:FLOOR_Y + 64, 532:540] = SOLID
+    grid[FLOOR_Y + 48:FLOOR_Y + 64, pillar_x:pillar_x + 8] = SOLID
     return build_stage(grid, name="brush")
 
 

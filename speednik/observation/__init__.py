@@ -35,8 +35,8 @@ extends `pits`, as `landing` does):
 - `reach` (55): stride with its flights played whenever the player is
   faster than it runs, when a jump can come down past the pits in view;
 - `stand` (55): reach with a flight coming down only once the player has
-  stood on the ground a few frames: a touch of a ledge's lip is not a
-  landing.
+  been on the ground two frames in a row: a one-frame touch of a ledge's
+  lip is not a landing.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),

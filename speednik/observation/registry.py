@@ -127,8 +127,9 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         compiled_kind=12),
     "stand": ObservationEncoder(
         "stand", STAND_VALUES, extract_stand_observation,
-        "reach with a flight coming down only once the player has stood on the ground "
-        "4 frames in a row: a touch of a ledge's lip on the way into a pit reads 0",
+        "reach with a flight coming down only once the player has been on the ground "
+        "2 frames in a row, at a decision of --action-repeat 2: a one-frame touch of a "
+        "ledge's lip on the way into a pit reads 0",
         compiled_kind=13),
 }
 DEFAULT_OBSERVATION = "basic"

@@ -11,10 +11,18 @@ holding right reads 1 too, because of a touch of the lip on the way
 down; braking cannot be told apart from going on.
 
 Here a flight comes down only once the player has been on the ground
-STAND_FRAMES frames in a row, holding the plan's direction there; a touch
-it slides off is played on through, as the air after it. Everything else
-is "reach"'s (the table of "stride"'s docstring, named alike), and so
-is when the flights are played.
+STAND_FRAMES (2) frames in a row, holding the plan's direction there; a
+touch it leaves at once is played on through, as the air after it. Two
+frames on the ground hold a decision of a policy that decides every
+other frame (`--action-repeat 2`, the recipe's), so a flight that reads
+1 comes down where the policy can act, and jump on from a narrow ledge;
+a touch of one frame is one a decision may miss. Asking for more frames
+judges other things too: with four, a flight onto a ledge shorter than
+four frames' run (the next take-off of a chain) reads 0, as does one
+that comes down moving on and is stopped by the slope in the frames
+after (docs/generalisation.md has the counts).
+Everything else is "reach"'s (the table of "stride"'s docstring, named
+alike), and so is when the flights are played.
 """
 from __future__ import annotations
 
@@ -30,9 +38,9 @@ from speednik.observation.stride import STRIDE, STRIDE_VALUES
 if TYPE_CHECKING:
     from speednik.simulation import SimState
 
-# Frames on the ground in a row that make a flight's end a landing: a
-# touch of a lip lasts one or two.
-STAND_FRAMES = 4
+# Frames on the ground in a row that make a flight's end a landing: as
+# many as a decision held for by the recipe (--action-repeat 2).
+STAND_FRAMES = 2
 STAND_RULE = FlightRule(FOOTING_RULE.frames, FOOTING_RULE.depth, FOOTING_RULE.spikes,
                         STAND_FRAMES)
 

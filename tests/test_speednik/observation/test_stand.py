@@ -1,7 +1,7 @@
 """The "stand" observation: "reach" with a flight counted as coming down
-only once the player has stood on the ground STAND_FRAMES frames in a
-row, so a touch of a ledge's lip on the way into a pit reads 0; equal in
-both engines."""
+only once the player has been on the ground STAND_FRAMES (2) frames in a
+row, so a one-frame touch of a ledge's lip on the way into a pit reads
+0; equal in both engines."""
 from __future__ import annotations
 
 import numpy as np
@@ -58,7 +58,7 @@ def stands_or_falls(sim, inp: InputState) -> str:
 
 
 def test_a_touch_of_a_lip_on_the_way_into_a_pit_reads_0():
-    sim = off_the_edge(brush_stage())
+    sim = off_the_edge(brush_stage(pillar_x=534))
     # The game: holding right, the feet touch the pillar's top and slide
     # off it into the pit.
     assert stands_or_falls(sim.copy(), RUN) == "fell"
@@ -75,7 +75,7 @@ def test_a_touch_of_a_lip_on_the_way_into_a_pit_reads_0():
 def test_a_flight_that_touches_a_lip_plays_on_to_the_ground_below():
     # The same pit with a floor 240 px down: the flight goes on past the
     # touch and stands on that floor.
-    sim = off_the_edge(brush_stage(floor_below=240))
+    sim = off_the_edge(brush_stage(floor_below=240, pillar_x=534))
     touched = flight(sim, *HOP, rule=FOOTING_RULE)
     stood = flight(sim, *HOP, rule=STAND_RULE)
     feet = FLOOR_Y + 48
@@ -86,6 +86,21 @@ def test_a_flight_that_touches_a_lip_plays_on_to_the_ground_below():
     game = sim.copy()
     assert stands_or_falls(game, RUN) == "stood"
     assert (game.player.physics.x, game.player.physics.y) == (stood.physics.x, stood.physics.y)
+
+
+def test_a_touch_of_two_frames_holds_a_decision_and_reads_1():
+    # On the pillar for two frames: a policy deciding every other frame
+    # decides on it, and could jump on from there.
+    sim = off_the_edge(brush_stage())
+    assert STAND_FRAMES == 2
+    game, on_ground = sim.copy(), []
+    while not game.player_dead:
+        sim_step(game, RUN)
+        on_ground.append(game.player.physics.on_ground)
+    assert "".join("1" if g else "0" for g in on_ground).count("11") == 1
+    assert extract_stand_observation(sim)[HOP_VALUE] == 1.0
+    np.testing.assert_array_equal(CompiledSim(sim).observe("stand"),
+                                  extract_stand_observation(sim))
 
 
 def test_a_jump_onto_wide_ground_reads_1_as_reach_does():
