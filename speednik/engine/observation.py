@@ -688,8 +688,8 @@ def _flight(st, f0, s0, left, right, jump, f, s, rule, keep_f, keep_s, keep):
 
 @frame_jit
 def _moving_on(f, right, rule):
-    """A landed flight's value: by "onward", holding right it must come
-    down moving right."""
+    """A landed flight's value: by "onward" (and "stand"), holding right
+    it must come down moving right."""
     return 0.0 if rule >= RULE_ONWARD and right and f[F_GROUND_SPEED] <= 0.0 else 1.0
 
 
