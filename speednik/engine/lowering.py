@@ -48,7 +48,7 @@ from speednik.engine.layout import (
     SOURCES,
 )
 from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
-from speednik.objects import object_index, object_tables
+from speednik.objects import SPIKES, object_index, object_tables
 from speednik.player import PlayerState, create_player
 
 # A lowered stage is two arrays, `ints` (int64) and `floats` (float64).
@@ -104,7 +104,9 @@ I_ENEMY_SPAN = 40
 I_ENEMY_SORTED_X = 41
 I_SPIKE_X = 42           # spikes by (x, middle y), sorted
 I_SPIKE_Y = 43
-INT_HEADER = 44
+I_TILE_COUNTS = 44       # per layer, tiles at or above and left of each padded cell
+I_COLUMN_SPIKES = 45     # object index: how many of each column's entries are spikes
+INT_HEADER = 46
 # -- floats header
 G_GOAL_X = 0
 G_WALKER_SPAN = 1        # the widest walker patrol
@@ -143,6 +145,7 @@ def lower_stage(stage) -> CompiledStage:
     cells = tiles.padded_cells()
     head[I_CELLS] = ints.add(cells[0])
     head[I_CELLS + 1] = ints.add(cells[1])
+    head[I_TILE_COUNTS] = ints.add(tile_counts(cells, tiles._pw))
     # The scan tables in terrain.SCAN_TABLES order.
     for slot, table in zip((I_T_DOWN_ALL, I_T_DOWN, I_T_RIGHT, I_T_UP, I_T_LEFT),
                            tiles.scan_tables):
@@ -160,6 +163,8 @@ def lower_stage(stage) -> CompiledStage:
     head[I_COLUMN_START] = ints.add(starts)
     head[I_O_KIND] = ints.add([e[0] for e in entries])
     head[I_O_INDEX] = ints.add([e[1] for e in entries])
+    head[I_COLUMN_SPIKES] = ints.add([sum(e[0] == SPIKES for e in column)
+                                      for column in index.columns])
     head[I_O_BOX] = floats.add([v for e in entries for v in e[2:]])
 
     springs, enemies = stage.springs, stage.enemies
@@ -196,6 +201,17 @@ def lower_stage(stage) -> CompiledStage:
     float_array[G_GOAL_X] = float(stage.goal.x)
     float_array[G_WALKER_SPAN] = float(objs.enemy_span)
     return CompiledStage(int_array, float_array)
+
+
+def tile_counts(cells: np.ndarray, pw: int) -> np.ndarray:
+    """Per layer of `cells` (padded rows of `pw` tiles), the count of
+    non-empty tiles in the rows above and columns left of each corner: a
+    table of (rows + 1) x (pw + 1) corners, from which the tiles of any
+    rectangle are counted in four reads (`terrain.no_tiles`)."""
+    layers = cells.reshape(len(cells), -1, pw) != 0
+    counts = np.zeros((len(cells), layers.shape[1] + 1, pw + 1), np.int64)
+    counts[:, 1:, 1:] = layers.cumsum(axis=1).cumsum(axis=2)
+    return counts
 
 
 # -- a SimState and the engine's state arrays ------------------------------------------

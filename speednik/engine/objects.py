@@ -54,6 +54,7 @@ from speednik.engine.layout import (
 from speednik.engine.lowering import (
     I_CHECKPOINT_X,
     I_CHECKPOINT_Y,
+    I_COLUMN_SPIKES,
     I_COLUMN_START,
     I_ENEMY_KIND,
     I_ENEMY_PERIOD,
@@ -177,8 +178,11 @@ def player_box(f, s):
 def touches_spikes(st, f, s):
     """`speednik.objects.touches_spikes`."""
     ints, floats = st.ints, st.floats
-    px0, py0, px1, py1 = player_box(f, s)
     c = _index_column(st, f[F_X])
+    # Most columns have none: a flight asks every frame.
+    if ints[ints[I_COLUMN_SPIKES] + c] == 0:
+        return False
+    px0, py0, px1, py1 = player_box(f, s)
     starts = ints[I_COLUMN_START]
     kinds, boxes = ints[I_O_KIND], ints[I_O_BOX]
     for j in range(ints[starts + c], ints[starts + c + 1]):

@@ -61,7 +61,7 @@ from speednik.engine.physics import (
     rolling_slope,
     running_slope,
 )
-from speednik.engine.terrain import cast, cast_down, cast_left, cast_right, cast_up
+from speednik.engine.terrain import cast, cast_down, cast_left, cast_right, cast_up, no_tiles
 from speednik.player import (
     MODE_DOWN,
     MODE_FLOOR_DIR,
@@ -345,6 +345,11 @@ def _air_collision(st, f, s):
     layer = s[S_LAYER]
     ix = int(f[F_X])
     iy = int(f[F_Y])
+    # In open air every cast below finds nothing, and nothing changes:
+    # most frames of a flight, played many times a decision, are there.
+    reach = max(WALL_SENSOR_REACH, wr)
+    if no_tiles(st, layer, ix - reach, int(f[F_Y] - hr), ix + reach, int(f[F_Y] + hr)):
+        return
     vertical = abs(y_vel) > abs(x_vel)
     if x_vel >= 0.0 or vertical:
         dist, _ = cast_right(st, ix + WALL_SENSOR_REACH, iy, layer)
