@@ -14,4 +14,16 @@ import evolution  # noqa: E402,F401
 # in them; restored here, children get Ctrl-C as from a terminal.
 import signal  # noqa: E402
 
+import pytest  # noqa: E402
+
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def _certified_draws_record(tmp_path_factory, monkeypatch):
+    """Tests never read or write the record of certified expert draws that
+    runs keep beside the sources: each test starts with none."""
+    from speednik.stages import certified_draws
+
+    monkeypatch.setattr(certified_draws, "RECORD_DIR",
+                        tmp_path_factory.mktemp("certified-draws"))

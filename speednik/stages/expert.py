@@ -323,15 +323,25 @@ def _certify(seed: int) -> int | None:
 
 
 def certify_in_parallel(seeds: Iterable[int], workers: int,
-                        progress: Callable[[int, int], None] | None = None) -> None:
+                        progress: Callable[[int, int], None] | None = None,
+                        remember: bool = True) -> None:
     """Find the certified draw of each of `seeds` not yet known here, in
     `workers` processes at once, so that building them here skips the
     planner; `progress(done, total)` after each. A seed with no certified
     draw is left for its build to report. With one worker, or one seed to
-    do, nothing runs."""
+    do, nothing runs. With `remember`, the draws an earlier process found
+    for these sources are taken from the record on disk
+    (`certified_draws`), and those found here are added to it."""
     from concurrent.futures import ProcessPoolExecutor
 
-    todo = sorted({seed for seed in seeds if seed not in _CERTIFIED_DRAW})
+    from speednik.stages.certified_draws import read_draws, remember_draws
+
+    asked = set(seeds)
+    if remember:
+        recorded = read_draws()
+        _CERTIFIED_DRAW.update({seed: recorded[seed] for seed in asked & recorded.keys()
+                                if seed not in _CERTIFIED_DRAW})
+    todo = sorted(seed for seed in asked if seed not in _CERTIFIED_DRAW)
     if workers < 2 or len(todo) < 2:
         return
     with ProcessPoolExecutor(min(workers, len(todo))) as pool:
@@ -342,6 +352,9 @@ def certify_in_parallel(seeds: Iterable[int], workers: int,
                 _CERTIFIED_DRAW[seed] = draw
             if progress is not None:
                 progress(done, len(todo))
+    if remember:
+        remember_draws({seed: _CERTIFIED_DRAW[seed] for seed in todo
+                        if seed in _CERTIFIED_DRAW})
 
 
 def expert_profile(seed: int) -> Profile:

@@ -1,0 +1,63 @@
+"""The draw each expert seed keeps, remembered on disk between processes.
+
+Certifying an expert stage runs the planner on it (about 0.2 s a stage),
+and a run certifies every expert stage it trains, validates and tests on
+before it starts: some 400 stages, most of a minute on two cores, paid
+again by every run. Which draw a seed keeps is a pure function of the
+seed and of the game's sources, so the draws found are written to a
+record beside the sources (in `__pycache__`, as the compiled engine's
+machine code is), under a digest of those sources: a record written by
+other sources is never read. A record that cannot be read is ignored and
+one that cannot be written is not written (a read-only install certifies
+every time); the record is replaced whole, never left half-written.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+RECORD_DIR = Path(__file__).resolve().parent / "__pycache__"
+RECORD_NAME = "certified-expert-draws.json"
+FORMAT = "speednik-certified-expert-draws"
+
+
+def _digest() -> str:
+    from speednik.engine.jit import sources_digest
+
+    return sources_digest()
+
+
+def read_draws() -> dict[int, int]:
+    """The remembered draw of each seed, or none when the record is
+    missing, unreadable, or written by other sources."""
+    try:
+        data = json.loads((RECORD_DIR / RECORD_NAME).read_text())
+        if data.get("format") != FORMAT or data.get("sources") != _digest():
+            return {}
+        return {int(seed): int(draw) for seed, draw in data["draws"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
+def remember_draws(draws: dict[int, int]) -> None:
+    """Add `draws` to the record (keeping what it holds for these sources)."""
+    known = read_draws()
+    if all(known.get(seed) == draw for seed, draw in draws.items()):
+        return
+    known.update(draws)
+    data = {"format": FORMAT, "sources": _digest(),
+            "draws": {str(seed): known[seed] for seed in sorted(known)}}
+    try:
+        RECORD_DIR.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=RECORD_DIR, prefix=RECORD_NAME, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as out:
+                json.dump(data, out)
+            os.replace(tmp, RECORD_DIR / RECORD_NAME)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
