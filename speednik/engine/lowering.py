@@ -51,6 +51,12 @@ from speednik.entities import ENEMY_KINDS, SPRING_DIRECTIONS, SPRING_STRENGTHS
 from speednik.objects import SPIKES, object_index, object_tables
 from speednik.player import PlayerState, create_player
 
+# The block of tiles around a cell that `terrain.open_air` finds empty:
+# as far as any cast of the air collision reads, for a player within
+# 16 px of the cell's column sideways and 32 px of its row up and down.
+OPEN_AIR_COLUMNS = 2
+OPEN_AIR_ROWS = 3
+
 # A lowered stage is two arrays, `ints` (int64) and `floats` (float64).
 # Each starts with a header: the stage's sizes and, for every table, where
 # it starts. (Two arrays rather than one per table: Numba passes a tuple's
@@ -104,9 +110,10 @@ I_ENEMY_SPAN = 40
 I_ENEMY_SORTED_X = 41
 I_SPIKE_X = 42           # spikes by (x, middle y), sorted
 I_SPIKE_Y = 43
-I_TILE_COUNTS = 44       # per layer, tiles at or above and left of each padded cell
-I_COLUMN_SPIKES = 45     # object index: how many of each column's entries are spikes
-INT_HEADER = 46
+I_OPEN_AIR = 44          # per padded cell of layer 0, 1 if the tiles around it are all
+                         # empty (`terrain.open_air`); layer 1 at I_OPEN_AIR + 1
+I_COLUMN_SPIKES = 46     # object index: how many of each column's entries are spikes
+INT_HEADER = 47
 # -- floats header
 G_GOAL_X = 0
 G_WALKER_SPAN = 1        # the widest walker patrol
@@ -145,7 +152,9 @@ def lower_stage(stage) -> CompiledStage:
     cells = tiles.padded_cells()
     head[I_CELLS] = ints.add(cells[0])
     head[I_CELLS + 1] = ints.add(cells[1])
-    head[I_TILE_COUNTS] = ints.add(tile_counts(cells, tiles._pw))
+    around = open_air_cells(cells, tiles._pw)
+    head[I_OPEN_AIR] = ints.add(around[0])
+    head[I_OPEN_AIR + 1] = ints.add(around[1])
     # The scan tables in terrain.SCAN_TABLES order.
     for slot, table in zip((I_T_DOWN_ALL, I_T_DOWN, I_T_RIGHT, I_T_UP, I_T_LEFT),
                            tiles.scan_tables):
@@ -203,15 +212,21 @@ def lower_stage(stage) -> CompiledStage:
     return CompiledStage(int_array, float_array)
 
 
-def tile_counts(cells: np.ndarray, pw: int) -> np.ndarray:
-    """Per layer of `cells` (padded rows of `pw` tiles), the count of
-    non-empty tiles in the rows above and columns left of each corner: a
-    table of (rows + 1) x (pw + 1) corners, from which the tiles of any
-    rectangle are counted in four reads (`terrain.no_tiles`)."""
-    layers = cells.reshape(len(cells), -1, pw) != 0
-    counts = np.zeros((len(cells), layers.shape[1] + 1, pw + 1), np.int64)
-    counts[:, 1:, 1:] = layers.cumsum(axis=1).cumsum(axis=2)
-    return counts
+def open_air_cells(cells: np.ndarray, pw: int) -> np.ndarray:
+    """Per layer of `cells` (padded rows of `pw` tiles), 1 for each cell
+    whose block of tiles OPEN_AIR_COLUMNS to either side and OPEN_AIR_ROWS
+    above and below is all empty, else 0; tiles past the padded grid
+    count as empty (no cast reads them)."""
+    rows, cols = OPEN_AIR_ROWS, OPEN_AIR_COLUMNS
+    tiles = cells.reshape(len(cells), -1, pw) != 0
+    n, height = len(cells), tiles.shape[1]
+    counts = np.zeros((n, height + 2 * rows + 1, pw + 2 * cols + 1), np.int64)
+    counts[:, 1:, 1:] = np.pad(tiles, ((0, 0), (rows, rows), (cols, cols))) \
+        .cumsum(axis=1).cumsum(axis=2)
+    tall, wide = 2 * rows + 1, 2 * cols + 1
+    inside = (counts[:, tall:, wide:] - counts[:, :-tall, wide:]
+              - counts[:, tall:, :-wide] + counts[:, :-tall, :-wide])
+    return (inside == 0).astype(np.int64).reshape(n, -1)
 
 
 # -- a SimState and the engine's state arrays ------------------------------------------

@@ -61,7 +61,7 @@ from speednik.engine.physics import (
     rolling_slope,
     running_slope,
 )
-from speednik.engine.terrain import cast, cast_down, cast_left, cast_right, cast_up, no_tiles
+from speednik.engine.terrain import cast, cast_down, cast_left, cast_right, cast_up, open_air
 from speednik.player import (
     MODE_DOWN,
     MODE_FLOOR_DIR,
@@ -338,6 +338,12 @@ def _air_frame(st, f, s, left, right, jump_held):
     _air_collision(st, f, s)
 
 
+# Every cast of `_air_collision` starts within 16 px of the player's x
+# and 32 px of its y: the reach of `open_air`.
+assert max(WALL_SENSOR_REACH, STAND_WIDTH_RADIUS, ROLL_WIDTH_RADIUS) <= 16
+assert max(STAND_HEIGHT_RADIUS, ROLL_HEIGHT_RADIUS) < 32
+
+
 @frame_jit
 def _air_collision(st, f, s):
     wr, hr = radii(s)
@@ -347,8 +353,7 @@ def _air_collision(st, f, s):
     iy = int(f[F_Y])
     # In open air every cast below finds nothing, and nothing changes:
     # most frames of a flight, played many times a decision, are there.
-    reach = max(WALL_SENSOR_REACH, wr)
-    if no_tiles(st, layer, ix - reach, int(f[F_Y] - hr), ix + reach, int(f[F_Y] + hr)):
+    if open_air(st, layer, ix, iy):
         return
     vertical = abs(y_vel) > abs(x_vel)
     if x_vel >= 0.0 or vertical:

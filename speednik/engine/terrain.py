@@ -19,7 +19,7 @@ from speednik.engine.lowering import (
     I_T_LEFT,
     I_T_RIGHT,
     I_T_UP,
-    I_TILE_COUNTS,
+    I_OPEN_AIR,
     I_WIDTH_TILES,
 )
 from speednik.terrain import DOWN, NO_HIT, NONE, OPEN, RIGHT, UP, _PAD as PAD
@@ -62,23 +62,19 @@ def _cell(ints, tx, ty):
 
 
 @frame_jit
-def no_tiles(st, layer, x0, y0, x1, y1):
-    """Whether the tiles holding pixels x0..x1, y0..y1 of `layer`, and
-    every tile next to them, are all empty: then each cast from a pixel
-    in that box reads only empty tiles (or none) and finds NO_HIT."""
+def open_air(st, layer, x, y):
+    """Whether the tiles of `layer` around the one holding pixel (x, y),
+    OPEN_AIR_COLUMNS to either side and OPEN_AIR_ROWS above and below
+    (`lowering.open_air_cells`), are all empty: then every cast from a
+    pixel within 16 px of x and 32 px of y reads only empty tiles (or
+    none) and finds NO_HIT. False off the padded grid."""
+    if x < 0 or y < 0:
+        return False
     ints = st.ints
-    pw = ints[I_PW]
-    rows = ints[I_HEIGHT_TILES] + 2 * PAD
-    # Corners of the padded grid bounding the tiles, clipped to it: tiles
-    # beyond the padding are never read (`_outside`).
-    c0 = min(max((x0 >> 4) - 1 + PAD, 0), pw)
-    c1 = min(max((x1 >> 4) + 2 + PAD, 0), pw)
-    r0 = min(max((y0 >> 4) - 1 + PAD, 0), rows)
-    r1 = min(max((y1 >> 4) + 2 + PAD, 0), rows)
-    counts = ints[I_TILE_COUNTS] + layer * (rows + 1) * (pw + 1)
-    w = pw + 1
-    return (ints[counts + r1 * w + c1] - ints[counts + r0 * w + c1]
-            - ints[counts + r1 * w + c0] + ints[counts + r0 * w + c0]) == 0
+    tx, ty = x >> 4, y >> 4
+    if tx >= ints[I_WIDTH_TILES] + PAD or ty >= ints[I_HEIGHT_TILES] + PAD:
+        return False
+    return ints[ints[I_OPEN_AIR + layer] + _cell(ints, tx, ty)] != 0
 
 
 @frame_jit
