@@ -13,13 +13,13 @@ from speednik.engine.lowering import (
     I_A_UP,
     I_CELLS,
     I_HEIGHT_TILES,
+    I_OPEN_AIR,
     I_PW,
     I_T_DOWN,
     I_T_DOWN_ALL,
     I_T_LEFT,
     I_T_RIGHT,
     I_T_UP,
-    I_OPEN_AIR,
     I_WIDTH_TILES,
 )
 from speednik.terrain import DOWN, NO_HIT, NONE, OPEN, RIGHT, UP, _PAD as PAD
