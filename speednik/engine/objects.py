@@ -17,7 +17,7 @@ from speednik.constants import (
     SPRING_YELLOW_SPEED,
 )
 from speednik.enemies import ENEMY_HALF_HEIGHT, ENEMY_HALF_WIDTH
-from speednik.engine.jit import frame_jit
+from speednik.engine.jit import frame_jit, leaf_jit
 from speednik.engine.layout import (
     EV_CHECKPOINT,
     EV_DAMAGE,
@@ -159,7 +159,7 @@ def kill_player(s, cause, ev, n):
     return add_event(ev, n, EV_DEATH, cause, 0.0, 0.0)
 
 
-@frame_jit
+@leaf_jit
 def _index_column(st, x):
     """The object index's column of x, clamped to the stage."""
     c = int(x) >> COLUMN_SHIFT
@@ -167,14 +167,14 @@ def _index_column(st, x):
     return 0 if c < 0 else (last if c > last else c)
 
 
-@frame_jit
+@leaf_jit
 def player_box(f, s):
     """`speednik.objects.player_box`."""
     wr, hr = radii(s)
     return f[F_X] - wr, f[F_Y] - hr, f[F_X] + wr, f[F_Y] + hr
 
 
-@frame_jit
+@leaf_jit
 def touches_spikes(st, f, s):
     """`speednik.objects.touches_spikes`."""
     ints, floats = st.ints, st.floats

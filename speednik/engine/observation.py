@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from speednik.engine.jit import frame_jit
+from speednik.engine.jit import frame_jit, leaf_jit
 from speednik.engine.layout import (
     F_GROUND_SPEED,
     F_MAX_X,
@@ -253,7 +253,7 @@ def observe(kind, st, f, s, gone, out, flights):
 
 # -- terrain probes -----------------------------------------------------------
 
-@frame_jit
+@leaf_jit
 def ray(st, direction, x, y, layer, reach):
     """`speednik.observation.probes.ray`: (distance, surface angle) along
     `direction`, or (reach + 1, 0) with no surface within reach.
@@ -623,7 +623,7 @@ def pit_probes(st, f, s, out):
 
 # -- landing ----------------------------------------------------------------------
 
-@frame_jit
+@leaf_jit
 def _flying(s):
     return s[S_STATE] == AIRBORNE or s[S_STATE] == HURT
 
@@ -686,7 +686,7 @@ def _flight(st, f0, s0, left, right, jump, f, s, rule, keep_f, keep_s, keep):
     return 0.0, frames
 
 
-@frame_jit
+@leaf_jit
 def _moving_on(f, right, rule):
     """A landed flight's value: by "onward" (and "stand"), holding right
     it must come down moving right."""
@@ -784,7 +784,7 @@ def _is_run_state(f, s, run_f, run_s):
     return _is_kept_state(f, s, run_f, run_s, 0)
 
 
-@frame_jit
+@leaf_jit
 def _is_kept_state(f, s, keep_f, keep_s, row):
     """Whether the flight's part of f and s equals row `row` of keep_f and
     keep_s, flat arrays of FLIGHT_F and FLIGHT_S values a row."""

@@ -32,7 +32,7 @@ from speednik.constants import (
     WALL_SENSOR_FLAT_DROP,
     WALL_SENSOR_REACH,
 )
-from speednik.engine.jit import frame_jit
+from speednik.engine.jit import frame_jit, leaf_jit
 from speednik.engine.layout import (
     F_GROUND_SPEED,
     F_SPINREV,
@@ -93,7 +93,7 @@ RIGHT_DIR = np.array(MODE_RIGHT_DIR, dtype=np.int64)
 LEFT_DIR = np.array(MODE_LEFT_DIR, dtype=np.int64)
 
 
-@frame_jit
+@leaf_jit
 def radii(s):
     if s[S_ROLLING]:
         return ROLL_WIDTH_RADIUS, ROLL_HEIGHT_RADIUS
@@ -309,7 +309,7 @@ def _spindash_frame(st, f, s, jump_pressed, down_held):
     _ground_sensors(st, f, s)
 
 
-@frame_jit
+@leaf_jit
 def _air_frame(st, f, s, left, right, jump_held):
     hurt = s[S_STATE] == HURT
     x_vel, y_vel = f[F_X_VEL], f[F_Y_VEL]
@@ -344,7 +344,7 @@ assert max(WALL_SENSOR_REACH, STAND_WIDTH_RADIUS, ROLL_WIDTH_RADIUS) <= 16
 assert max(STAND_HEIGHT_RADIUS, ROLL_HEIGHT_RADIUS) < 32
 
 
-@frame_jit
+@leaf_jit
 def _air_collision(st, f, s):
     wr, hr = radii(s)
     x_vel, y_vel = f[F_X_VEL], f[F_Y_VEL]

@@ -5,7 +5,7 @@ stage's tables are sections of its lowered `ints` (see `lowering`).
 """
 from __future__ import annotations
 
-from speednik.engine.jit import frame_jit
+from speednik.engine.jit import frame_jit, leaf_jit
 from speednik.engine.lowering import (
     I_A_DOWN,
     I_A_LEFT,
@@ -50,18 +50,18 @@ def _cast(ints, table, angles, cells, k, step, lane, i):
     return -i, ints[angles + t]
 
 
-@frame_jit
+@leaf_jit
 def _outside(ints, tx, ty):
     return not (-1 <= tx <= ints[I_WIDTH_TILES] and -1 <= ty <= ints[I_HEIGHT_TILES])
 
 
-@frame_jit
+@leaf_jit
 def _cell(ints, tx, ty):
     """Index of tile (tx, ty) in a padded layer."""
     return (ty + PAD) * ints[I_PW] + tx + PAD
 
 
-@frame_jit
+@leaf_jit
 def open_air(st, layer, x, y):
     """Whether the tiles of `layer` around the one holding pixel (x, y),
     OPEN_AIR_COLUMNS to either side and OPEN_AIR_ROWS above and below
@@ -77,7 +77,7 @@ def open_air(st, layer, x, y):
     return ints[ints[I_OPEN_AIR + layer] + _cell(ints, tx, ty)] != 0
 
 
-@frame_jit
+@leaf_jit
 def cast_down(st, px, py, layer, top_only):
     ints = st.ints
     tx, ty = px >> 4, py >> 4
@@ -88,7 +88,7 @@ def cast_down(st, px, py, layer, top_only):
                  ints[I_PW], (px & 15) << 4, py & 15)
 
 
-@frame_jit
+@leaf_jit
 def cast_up(st, px, py, layer):
     ints = st.ints
     tx, ty = px >> 4, py >> 4
@@ -98,7 +98,7 @@ def cast_up(st, px, py, layer):
                  _cell(ints, tx, ty), -ints[I_PW], (px & 15) << 4, 15 - (py & 15))
 
 
-@frame_jit
+@leaf_jit
 def cast_right(st, px, py, layer):
     ints = st.ints
     tx, ty = px >> 4, py >> 4
@@ -108,7 +108,7 @@ def cast_right(st, px, py, layer):
                  _cell(ints, tx, ty), 1, (py & 15) << 4, px & 15)
 
 
-@frame_jit
+@leaf_jit
 def cast_left(st, px, py, layer):
     ints = st.ints
     tx, ty = px >> 4, py >> 4
@@ -130,11 +130,11 @@ def cast(st, direction, px, py, layer):
     return cast_left(st, px, py, layer)
 
 
-@frame_jit
+@leaf_jit
 def width_tiles(st):
     return st.ints[I_WIDTH_TILES]
 
 
-@frame_jit
+@leaf_jit
 def height_tiles(st):
     return st.ints[I_HEIGHT_TILES]
