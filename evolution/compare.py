@@ -17,7 +17,8 @@ runs, which checkpoint, and the comparison exits 130 or 143 as they do.
 
 It prints a line when a run starts and ends, and the frames played of the
 total every few seconds. The table gives, per method, the final training
-fitness and the held-out completion (when the task has `--test-stage`):
+fitness (best.json's: the fitness of the genome each run gives) and the
+held-out completion (when the task has `--test-stage`):
 the median and the interquartile mean over the seeds, each with a 95%
 bootstrap interval, and the wall time its runs took; the held-out stages
 each seed finishes per test set as the task names it (so a hard set and
@@ -26,6 +27,7 @@ that a run of one method beats a run of another (on held-out completion,
 or training fitness without held-out stages), in the manner of rliable
 (`evolution.stats`). OUT/compare.json keeps every number, and
 OUT/compare.png (drawn by `python -m plots methods OUT`) the best fitness
+so far (each logbook's `best` column, which ends at best.json's fitness)
 against frames played beside the performance profiles.
 """
 from __future__ import annotations
@@ -82,10 +84,11 @@ def read_run(run_dir: Path) -> dict:
     log = read_logbook(run_dir)
     best = json.loads((run_dir / BEST_NAME).read_text())
     held = best.get("held_out")
-    best_so_far = np.maximum.accumulate([r["max"] for r in log]).tolist()
     return {
         "frames": [r["frames"] for r in log],
-        "best": best_so_far,
+        "best": best_so_far(log),
+        # The fitness of the genome the run gives (best.json's), which is
+        # also the last point of "best".
         "fitness": float(best["fitness"]),
         "held_out": None if held is None else held["goals"] / held["count"],
         # {test stage or set as named: [finished, played]}
@@ -93,6 +96,21 @@ def read_run(run_dir: Path) -> dict:
         "generations": log[-1]["gen"],
         "seconds": float(sum(r["seconds"] for r in log)),
     }
+
+
+def best_so_far(log: list[dict]) -> list[float]:
+    """The run's best at each generation: the logbook's `best` (the fitness
+    of the genome the run would give then, best.json's at the end); for a
+    logbook written before that column, the running maximum of the
+    population's `max`."""
+    if log and all(r.get("best") is not None for r in log):
+        return [float(r["best"]) for r in log]
+    return np.maximum.accumulate([r["max"] for r in log]).tolist()
+
+
+def wall_time(seconds: float) -> str:
+    """"12 s" below a minute, "3.4 min" from one on."""
+    return f"{seconds:.0f} s" if seconds < 59.5 else f"{seconds / 60:.1f} min"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -253,7 +271,7 @@ def table(methods: dict[str, dict]) -> str:
              "| --- | ---: | --- | --- | --- | --- | ---: |"]
     for name, m in methods.items():
         lines.append(f"| {name} | {m['runs']} | {cell(m['fitness'])} | "
-                     f"{cell(m['held_out'], percent=True)} | {m['wall_seconds'] / 60:.1f} min |")
+                     f"{cell(m['held_out'], percent=True)} | {wall_time(m['wall_seconds'])} |")
     return "\n".join(lines)
 
 
@@ -309,6 +327,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if repeated:
             parser.error(f"{name} names {', '.join(map(str, repeated))} more than once; "
                          f"accepted: each once")
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out} is a file; accepted: a directory for the runs and "
+                     f"{COMPARE_NAME} (a new one, or one a comparison wrote)")
     pairs = [(m, s) for m in args.methods for s in args.seeds]
     try:
         settings = read_method_settings(args.settings, args.methods)
@@ -316,7 +337,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_budgets(args.out, pairs, args.frames)
     except CompareError as exc:
         parser.error(str(exc))
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--out {args.out}: cannot make the directory "
+                     f"({exc.strerror or exc}); accepted: a directory that can be written")
 
     def say(text: str) -> None:
         print(text, flush=True)

@@ -22,7 +22,11 @@ def make_reporter(quiet: bool):
         gen = record["gen"]
         done = max(gen, 1)
         left = elapsed / done * (config.generations - gen) if gen else 0.0
-        print(f"gen {gen:4d}  best {record['max']:8.3f}  mean {record['mean']:8.3f}"
+        # best: the fitness of the genome the run would give now (best.json's);
+        # pop max and pop mean: this generation's population.
+        best = record.get("best")
+        print(f"gen {gen:4d}  best {record['max'] if best is None else best:8.3f}"
+              f"  pop max {record['max']:8.3f}  pop mean {record['mean']:8.3f}"
               f"  progress {100 * record['best_progress']:5.1f}%"
               f"  goals {record['completions']:3d}/{config.population}"
               + (f"  held-out {record['test_goals']}/{len(config.held_out_stages())}"

@@ -107,10 +107,12 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             run.hall_of_fame.update(population)
             run.strategy.tell(population, [evaluations.summary(i) for i in population])
             draw.learn(0, [evaluations.summary(i) for i in population])
+            score_recommendation(run, 0)
             record = generation_record(0, population, evals, evaluations,
                                        stats, time.perf_counter() - t0)
             record.update(run.strategy.columns())
             record.update(run.columns(0))
+            record["best"] = float(run.best(0)[1])
             run.logbook.record(**record)
             run.elapsed = record["seconds"]
             run.finish(0, population, record)
@@ -142,10 +144,12 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                 run.hall_of_fame.update(offspring)
                 run.strategy.tell(offspring, [evaluations.summary(i) for i in offspring])
                 draw.learn(gen, [evaluations.summary(i) for i in offspring])
+                score_recommendation(run, gen)
                 record = generation_record(gen, offspring, evals, evaluations,
                                            stats, time.perf_counter() - t0)
                 record.update(run.strategy.columns())
                 record.update(run.columns(gen))
+                record["best"] = float(run.best(gen)[1])
                 run.finish(gen, offspring, record)
                 run.logbook.record(**record)
                 evaluations.forget_all_but(list(offspring) + list(run.hall_of_fame))
@@ -173,6 +177,17 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
     best, fitness, summary = run.best(run.gen)
     return RunOutcome(run_dir, run.gen, fitness, summary, list(run.logbook), interrupted,
                       held_out.known(best))
+
+
+def score_recommendation(run: RunState, gen: int) -> None:
+    """Score the strategy's recommendation (when it has one) on generation
+    `gen`'s stages before the generation's row is made: its frames are
+    then in the row's `frames` and in the budget every reporter sees, and
+    the row's `best` (`RunState.best`) is its fitness unless validation
+    chose another genome. The game has no randomness and nothing here
+    draws a random number, so the search goes on exactly as without it."""
+    if run.strategy.recommend() is not None:
+        run.recommended(gen)
 
 
 def _save_first_generation(run: RunState, run_dir: Path) -> None:

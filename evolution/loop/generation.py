@@ -39,11 +39,16 @@ def build_statistics() -> tools.Statistics:
     return stats
 
 
-LOGBOOK_HEADER = ("gen", "evals", "min", "mean", "max", "std",
+# min, mean, max and std are the population's statistics; `best` is the
+# fitness of the genome the run would give at that generation
+# (`RunState.best`): the best so far, the one number that the console,
+# best.json, the pictures and the comparison all mean by "best".
+LOGBOOK_HEADER = ("gen", "evals", "min", "mean", "max", "std", "best",
                   "best_progress", "completions", "seconds", "test_goals", "test_progress",
                   "frames")
-# Columns left empty in generations without a held-out test.
-OPTIONAL_COLUMNS = ("test_goals", "test_progress", "frames")
+# Columns left empty in generations without a held-out test, and columns
+# that logbooks written before they existed lack (frames played, best).
+OPTIONAL_COLUMNS = ("test_goals", "test_progress", "frames", "best")
 
 
 def new_logbook() -> tools.Logbook:
@@ -64,7 +69,9 @@ class Evaluations:
         self.evaluate = evaluate
         self.known: dict[bytes, Evaluation] = {}
         # Frames the search has played so far (its budget): every episode
-        # of every genome scored, held-out tests and validation aside.
+        # of every genome scored, the strategy's recommendation scored
+        # each generation (`RunState.recommended`) included, held-out
+        # tests and validation aside.
         self.frames = 0
 
     def assign(self, individuals: Sequence[Individual], fresh: bool = False) -> int:
@@ -80,10 +87,14 @@ class Evaluations:
             results = self.evaluate([np.asarray(ind) for ind in todo.values()])
             for key, result in zip(todo, results):
                 self.known[key] = result
-                self.frames += sum(int(r["steps"]) for r in result[1]["results"].values())
+                self.count(result[1])
         for ind in individuals:
             ind.fitness.values = (self.known[ind.tobytes()][0],)
         return len(todo)
+
+    def count(self, summary: dict) -> None:
+        """Add the frames of a genome's episodes (its summary) to those played."""
+        self.frames += sum(int(r["steps"]) for r in summary["results"].values())
 
     def summary(self, ind: np.ndarray) -> dict:
         return self.known[np.asarray(ind).tobytes()][1]

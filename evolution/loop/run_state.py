@@ -106,7 +106,10 @@ class RunState:
     def best(self, gen: int) -> tuple[Any, float, dict]:
         """The genome the run would give now, its fitness and summary: the
         one chosen on the validation stages; without them, the strategy's
-        recommendation or else the hall of fame's first."""
+        recommendation or else the hall of fame's first (for MAP-Elites,
+        the best elite of its archive). Its fitness is the run's "best"
+        everywhere: the logbook's `best` column, the console's line,
+        best.json, the pictures and the comparison."""
         if self.validation is not None and self.validation.chosen is not None:
             return self.validation.chosen[:3]
         if self.strategy.recommend() is not None:
@@ -116,17 +119,23 @@ class RunState:
 
     def recommended(self, gen: int) -> tuple[Any, float, dict]:
         """The strategy's recommendation, scored on generation `gen`'s
-        stages."""
-        return self.scored(self.strategy.recommend(), gen)
+        stages. The loop scores it every generation (for the logbook's
+        `best`), and its frames count in those the search played: a frame
+        budget pays for them."""
+        return self.scored(self.strategy.recommend(), gen, counted=True)
 
-    def scored(self, genome: Any, gen: int) -> tuple[Any, float, dict]:
+    def scored(self, genome: Any, gen: int,
+               counted: bool = False) -> tuple[Any, float, dict]:
         """`genome` with its fitness and summary on generation `gen`'s
-        stages, scored once per genome and generation."""
+        stages, scored once per genome and generation; with `counted`, the
+        frames of its episodes count in the search's (when played here)."""
         if self._scored_gen != gen:
             self._scored_gen, self._scored = gen, {}
         key = np.asarray(genome, dtype=np.float64).tobytes()
         if key not in self._scored:
             self._scored[key] = self.scorer(genome, gen)
+            if counted:
+                self.evaluations.count(self._scored[key][1])
         fitness, summary = self._scored[key]
         return genome, fitness, summary
 
