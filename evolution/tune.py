@@ -18,9 +18,17 @@ The study lives in OUT/study.db (SQLite): run the same command again and
 an interrupted tuning goes on until `--trials` trials are complete; a
 trial a killed process left unfinished is played again with the same
 settings. The sampler is seeded per trial from `--seed` and the number of
-trials complete, so a tuning stopped and resumed proposes exactly what an
-uninterrupted one does. Several processes may share OUT (on one file
-system); their trials then come in no fixed order.
+trials complete or being played when it is drawn, so a tuning stopped and
+resumed proposes exactly what an uninterrupted one does.
+
+Several processes may run the same command on one OUT at once (on one
+machine, or on a file system whose flock reaches all of them): drawing a
+trial is done holding a lock on OUT, so each process draws from its own
+seed, none draws a trial once `--trials` are complete or being played,
+and exactly `--trials` complete in all. A process that finds no trial left
+to start stops (printing the best complete so far) while others finish
+theirs. Which process plays which trial, and so the settings drawn after
+the first, depends on timing.
 
 OUT/best.json holds the best settings found, as `evolution.run --settings`
 and `evolution.compare --settings` read them.
@@ -43,9 +51,10 @@ from evolution.cli.run_options import RESUMABLE, config_from_args
 from evolution.cli.run_options import build_parser as run_parser
 from evolution.cli.settings_file import settings_flags, write_settings
 from evolution.strategies.registry import Tunable, get_strategy, list_strategies
+from evolution.tune_storage import (STUDY_NAME, StudyFileError, StudyLock, check_out,
+                                    make_out, open_storage, storage_error)
 from runners.cli import OneLineParser
 
-STUDY_NAME = "study.db"
 BEST_NAME = "best.json"
 TRIALS_DIR = "trials"
 GENERATIONS = 1_000_000
@@ -165,24 +174,25 @@ def untuned(method: str, settings: dict) -> dict:
     return out
 
 
-def open_study(out: Path, method: str, frames: int, task, seed: int):
-    """The study in OUT/study.db, created or reopened; TuneError when it
-    holds another method, budget, task (its settings that change results)
-    or seed."""
+def open_study(out: Path, method: str, frames: int, task, seed: int, lock: StudyLock):
+    """The study in OUT/study.db, created or reopened holding `lock` (so
+    processes started together make one study and agree on its identity);
+    TuneError when it holds another method, budget, task (its settings
+    that change results) or seed."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    out.mkdir(parents=True, exist_ok=True)
-    storage = f"sqlite:///{(out / STUDY_NAME).resolve()}"
     settings = untuned(method, {k: v for k, v in task.to_dict().items()
                                 if k not in RESUMABLE})
     identity = {"method": method, "frames": frames, "seed": seed, "task": settings}
-    study = optuna.create_study(study_name="tune", storage=storage, direction="maximize",
-                                load_if_exists=True)
-    held = study.user_attrs.get("identity")
-    if held is None:
-        study.set_user_attr("identity", identity)
-        return study
+    with lock:
+        storage = open_storage(out)
+        study = optuna.create_study(study_name="tune", storage=storage,
+                                    direction="maximize", load_if_exists=True)
+        held = study.user_attrs.get("identity")
+        if held is None:
+            study.set_user_attr("identity", identity)
+            return study
     # Studies recorded the tuned settings' task values too: left out here.
     recorded = untuned(method, held.get("task") or {})
     if {**held, "task": recorded} != identity:
@@ -198,7 +208,9 @@ def open_study(out: Path, method: str, frames: int, task, seed: int):
 
 def requeue_abandoned(study, out: Path) -> None:
     """Trials a killed process of this machine left running are marked
-    failed, their runs removed, and their settings queued to play again."""
+    failed, their runs removed, and their settings queued to play again.
+    Called holding the study's lock, so two processes never queue one
+    trial twice."""
     from optuna.trial import TrialState
 
     host = socket.gethostname()
@@ -227,45 +239,89 @@ def complete(study) -> list:
     return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
 
 
-def tune(method: str, trials: int, frames: int, out: Path, task: list[str], seed: int = 0,
-         say=print) -> dict:
-    """Runs trials until `trials` are complete in OUT's study; the best
-    settings (also written to OUT/best.json)."""
+def in_play(study) -> list:
+    """Trials complete or being played: those that count towards --trials."""
+    from optuna.trial import TrialState
+
+    return study.get_trials(deepcopy=False,
+                            states=(TrialState.COMPLETE, TrialState.RUNNING))
+
+
+def sampler(seed: int, index: int):
+    """TPE seeded for the trial drawn when `index` trials are complete or
+    being played: unique among the processes sharing a study, and the
+    number complete when one process plays alone. With its constant liar,
+    a trial drawn while others are played avoids their settings."""
+    import warnings
+
     import optuna
 
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return optuna.samplers.TPESampler(seed=seed * 100_003 + index, constant_liar=True)
+
+
+def draw(study, out: Path, lock: StudyLock, trials: int, tuning: Sequence[Tunable],
+         seed: int):
+    """(the next trial, its index), or None when `trials` are complete or
+    being played. Holding the lock, counting and asking are one step for
+    all the processes sharing the study."""
+    with lock:
+        requeue_abandoned(study, out)
+        index = len(in_play(study))
+        if index >= trials:
+            return None
+        study.sampler = sampler(seed, index)
+        trial = study.ask(distributions(tuning))
+        trial.set_user_attr("owner", [socket.gethostname(), os.getpid()])
+        return trial, index
+
+
+def tune(method: str, trials: int, frames: int, out: Path, task: list[str], seed: int = 0,
+         say=print) -> dict | None:
+    """Runs trials until `trials` are complete or being played in OUT's
+    study; the best settings complete (also written to OUT/best.json), or
+    None when none is complete yet (other processes play them)."""
     from evolution.loop.evolve import evolve
 
     entry = get_strategy(method)
     base = check_task(method, task)
-    study = open_study(out, method, frames, base, seed)
-    requeue_abandoned(study, out)
-    stages = len(base.validation_stage_names())
-    while len(done := complete(study)) < trials:
-        # Seeded by what is complete: a resumed tuning proposes what an
-        # uninterrupted one would have.
-        study.sampler = optuna.samplers.TPESampler(seed=seed * 100_003 + len(done))
-        trial = study.ask(distributions(entry.tuning))
-        trial.set_user_attr("owner", [socket.gethostname(), os.getpid()])
-        params = {t.name: trial.params[t.name] for t in entry.tuning}
-        config = trial_config(method, task, params, frames)
-        t0 = time.perf_counter()
-        outcome = evolve(config, out / TRIALS_DIR / f"{trial.number:04d}")
-        if outcome.interrupted:
-            # Left running: the next start plays it again from the start.
-            raise KeyboardInterrupt
-        value, goals, progress = score_of(outcome.logbook, stages)
-        study.tell(trial, value)
-        best = study.best_trial
-        write_settings(out / BEST_NAME, method, best.params,
-                       {"trial": best.number, "score": best.value, "frames": frames,
-                        "trials": len(done) + 1, "task": task})
-        shown = "  ".join(f"{k} {_num(v)}" for k, v in params.items())
-        say(f"trial {len(done) + 1}/{trials} (#{trial.number})  {shown}  validation "
-            f"{goals}/{stages} goals, progress {100 * progress:.1f}%  score {value:.4f}  "
-            f"best {best.value:.4f} (#{best.number})  {time.perf_counter() - t0:.0f} s",
-            flush=True)
+    check_out(out)
+    make_out(out)
+    lock = StudyLock(out)
+    try:
+        study = open_study(out, method, frames, base, seed, lock)
+        stages = len(base.validation_stage_names())
+        while (drawn := draw(study, out, lock, trials, entry.tuning, seed)) is not None:
+            trial, index = drawn
+            params = {t.name: trial.params[t.name] for t in entry.tuning}
+            config = trial_config(method, task, params, frames)
+            t0 = time.perf_counter()
+            outcome = evolve(config, out / TRIALS_DIR / f"{trial.number:04d}")
+            if outcome.interrupted:
+                # Left running: the next start plays it again from the start.
+                raise KeyboardInterrupt
+            value, goals, progress = score_of(outcome.logbook, stages)
+            with lock:
+                study.tell(trial, value)
+                best = study.best_trial
+                write_settings(out / BEST_NAME, method, best.params,
+                               {"trial": best.number, "score": best.value, "frames": frames,
+                                "trials": len(complete(study)), "task": task})
+            shown = "  ".join(f"{k} {_num(v)}" for k, v in params.items())
+            say(f"trial {index + 1}/{trials} (#{trial.number})  {shown}  validation "
+                f"{goals}/{stages} goals, progress {100 * progress:.1f}%  score {value:.4f}  "
+                f"best {best.value:.4f} (#{best.number})  {time.perf_counter() - t0:.0f} s",
+                flush=True)
+        done = complete(study)
+        playing = len(in_play(study)) - len(done)
+    finally:
+        lock.close()
+    if not done:
+        return None
     best = study.best_trial
-    return {"params": best.params, "score": best.value, "trial": best.number}
+    return {"params": best.params, "score": best.value, "trial": best.number,
+            "playing": playing}
 
 
 def _num(v) -> str:
@@ -296,17 +352,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         best = tune(args.method, args.trials, args.frames, args.out, list(args.task),
                     args.seed)
-    except (TuneError, ConfigError) as exc:
+    except (TuneError, StudyFileError, ConfigError) as exc:
         print(f"evolution.tune: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         print("evolution.tune: interrupted; run the same command again to go on",
               file=sys.stderr)
         return 143 if isinstance(exc, Terminated) else 130
+    except Exception as exc:
+        # The study file failing under the tuning (locked past the wait by
+        # another program, its disk full): one line, as for a bad file.
+        import sqlalchemy.exc
+
+        if not isinstance(exc, sqlalchemy.exc.SQLAlchemyError):
+            raise
+        print(f"evolution.tune: error: {storage_error(exc, args.out / STUDY_NAME, 0)}",
+              file=sys.stderr)
+        return 2
     finally:
         signal.signal(signal.SIGTERM, previous)
+    if best is None:
+        print(f"no trial complete yet: the {args.trials} trials are being played by "
+              f"other processes sharing {args.out}; run the same command again when "
+              f"they end to see the best")
+        return 0
+    playing = (f" ({best['playing']} more being played by other processes)"
+               if best["playing"] else "")
     print(f"best settings (trial #{best['trial']}, score {best['score']:.4f}): "
-          + json.dumps(best["params"]) + f"; written to {args.out / BEST_NAME}")
+          + json.dumps(best["params"]) + f"; written to {args.out / BEST_NAME}{playing}")
     return 0
 
 

@@ -1,0 +1,116 @@
+"""`python -m evolution.tune` refuses an --out that cannot hold its study
+(a file, a path under a file, a folder it cannot write, a study.db that is
+garbage, another database, or locked by another program) in one line,
+exit status 2, with nothing written and nothing changed."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from commands import call, one_line
+from evolution import tune as tune_module
+from evolution import tune_storage
+
+TASK = ["--stage", "gen:easy:0-3", "--validation-stage", "gen:easy:2000-2005",
+        "--population", "16", "--workers", "1"]
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under root, with a file's bytes (None for a folder)."""
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(root.rglob("*"))}
+
+
+def tune(out: Path):
+    return call(tune_module.main, "--method", "openai-es", "--trials", "1", "--frames",
+                "20000", "--out", out, "--", *TASK)
+
+
+def garbage(tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "study.db").write_bytes(bytes((i * 37 + 11) % 256 for i in range(4096)))
+    return out
+
+
+def damaged(tmp_path: Path) -> Path:
+    # An SQLite header over garbage: a study.db cut or overwritten part-way.
+    out = garbage(tmp_path)
+    data = bytearray((out / "study.db").read_bytes())
+    data[:16] = tune_storage.SQLITE_HEADER
+    (out / "study.db").write_bytes(bytes(data))
+    return out
+
+
+def another_database(tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    out.mkdir()
+    with sqlite3.connect(out / "study.db") as conn:
+        conn.execute("CREATE TABLE accounts (name TEXT)")
+    conn.close()
+    return out
+
+
+def a_file(tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    out.write_text("results\n")
+    return out
+
+
+def under_a_file(tmp_path: Path) -> Path:
+    return a_file(tmp_path) / "tune"
+
+
+def under_a_folder_refusing_folders(tmp_path: Path) -> Path:
+    # sysfs takes no new folder, whoever asks (root included).
+    return Path("/sys/speednik-tune-refused")
+
+
+def a_folder_refusing_files(tmp_path: Path) -> Path:
+    return Path("/sys/kernel")
+
+
+CASES = {
+    "garbage": (garbage, "is not an SQLite database"),
+    "damaged": (damaged, "is damaged"),
+    "another database": (another_database, "not an Optuna study (its tables: accounts)"),
+    "a file": (a_file, "is a file; accepted: a folder"),
+    "under a file": (under_a_file, "cannot be made"),
+    "unwritable, new": (under_a_folder_refusing_folders, "cannot be made"),
+    "unwritable, existing": (a_folder_refusing_files, "study.db cannot be used"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_an_out_that_cannot_hold_a_study_is_refused_in_one_line(case, tmp_path):
+    make, words = CASES[case]
+    out = make(tmp_path)
+    before = snapshot(tmp_path)
+    line = one_line(tune(out))
+    assert line.startswith("evolution.tune: error: ") and words in line, line
+    assert snapshot(tmp_path) == before
+
+
+def test_a_study_another_program_holds_locked_is_waited_for_then_refused(
+        tmp_path, monkeypatch):
+    import optuna
+
+    out = tmp_path / "locked"
+    out.mkdir()
+    optuna.create_study(study_name="tune", storage=f"sqlite:///{out / 'study.db'}")
+    before = snapshot(tmp_path)
+    monkeypatch.setattr(tune_storage, "LOCK_WAIT_SECONDS", 0.5)
+    holder = sqlite3.connect(out / "study.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        line = one_line(tune(out))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "study.db is locked by another program (waited" in line, line
+    assert snapshot(tmp_path) == before
+    # Released, the same study is taken.
+    done = tune(out)
+    assert done.returncode == 0, done.stderr
