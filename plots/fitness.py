@@ -3,9 +3,14 @@
     plot_fitness("runs/hill")                 -> runs/hill/fitness.png
     python -m plots fitness runs/hill [--out FILE]
 
-Top panel: the best, mean (with a band of one standard deviation) and
-worst fitness of each generation, and a vertical line at the first
-generation in which a genome reached the goal on every stage. Bottom
+Top panel: the run's best (the logbook's `best`: the fitness of the
+genome the run would give at that generation, best.json's at the end; the
+running maximum of the population's max for logbooks written before that
+column) as the main line, and the population's own max, mean (with a band
+of one standard deviation, clipped to the population's min and max) and
+min, each named as such; a vertical line at the first generation in
+which a genome reached the goal on every stage, or else how many stages
+the best genome finished. Bottom
 panel: what the numbers mean on the stage, the best progress (% of the
 way to the goal) and how many genomes reached the goal, and, for a run
 with held-out test stages, the best genome's mean progress and completion
@@ -14,6 +19,7 @@ stages, seed and population from `config.json`.
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,10 +37,12 @@ from evolution.loop.outputs import (
     read_logbook_columns,
 )
 from plots import PlotError, new_figure, save_figure
+from runners.genome_file import BEST_NAME
 
 FITNESS_NAME = "fitness.png"
 
 BEST_COLOUR = "#1f4e9e"
+POP_MAX_COLOUR = "#6fa8dc"
 MEAN_COLOUR = "#e08a1e"
 WORST_COLOUR = "#808080"
 GOAL_COLOUR = "#2ca02c"
@@ -54,6 +62,26 @@ class RunData:
     @property
     def name(self) -> str:
         return self.path.name
+
+    def best(self) -> tuple[np.ndarray, bool]:
+        """The run's best per generation and whether the logbook has it:
+        its `best` column, or for a logbook written before that column
+        the running maximum of the population's `max`."""
+        best = self.columns.get("best")
+        if best is not None and best.size and not np.isnan(best).any():
+            return best, True
+        top = np.where(np.isnan(self.columns["max"]), -np.inf, self.columns["max"])
+        return np.maximum.accumulate(top), False
+
+    def stages_finished(self) -> tuple[int, int] | None:
+        """(stages finished, stages played) by the genome best.json holds;
+        None without a readable best.json."""
+        try:
+            results = json.loads((self.path / BEST_NAME).read_text())["results"]
+            done = [bool(r["metrics"]["goal_reached"]) for r in results.values()]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        return (sum(done), len(done)) if done else None
 
     def first_goal_generation(self) -> int | None:
         """The first generation in which a genome reached the goal on
@@ -113,6 +141,16 @@ def plot_fitness(run_dir: str | os.PathLike, out: str | os.PathLike | None = Non
     return save_figure(fig, Path(out) if out is not None else Path(run_dir) / FITNESS_NAME)
 
 
+def no_goal_text(run: RunData) -> str:
+    """What to say when no genome has finished every stage: how many the
+    best genome finished, when best.json says."""
+    finished = run.stages_finished()
+    if finished is None:
+        return "no genome has reached the goal on every stage yet"
+    done, played = finished
+    return f"best genome finished {done} of {played} stage{'s' if played > 1 else ''}"
+
+
 def draw_fitness(run: RunData) -> Figure:
     """The figure `plot_fitness` saves."""
     c = run.columns
@@ -121,22 +159,33 @@ def draw_fitness(run: RunData) -> Figure:
 
     fig = new_figure(11, 7)
     grid = fig.add_gridspec(2, 1, height_ratios=(3, 1.2), hspace=0.08,
-                            left=0.08, right=0.92, top=0.86, bottom=0.09)
+                            left=0.08, right=0.92, top=0.82, bottom=0.09)
     ax = fig.add_subplot(grid[0])
     low = fig.add_subplot(grid[1], sharex=ax)
 
-    ax.fill_between(gen, c["mean"] - c["std"], c["mean"] + c["std"],
-                    color=MEAN_COLOUR, alpha=0.22, linewidth=0,
-                    label="mean ± 1 std")
-    ax.plot(gen, c["max"], color=BEST_COLOUR, linewidth=2.2,
-            marker="o" if few else None, markersize=4,
-            label=f"best (highest {float(np.nanmax(c['max'])):.2f})")
+    best, logged = run.best()
+    # The band never leaves the population's own range: mean + std can
+    # exceed the population's max (and the run's best) when few genomes
+    # score far above the rest.
+    with np.errstate(invalid="ignore"):
+        band_low = np.clip(c["mean"] - c["std"], c["min"], c["max"])
+        band_high = np.clip(c["mean"] + c["std"], c["min"], c["max"])
+    ax.fill_between(gen, band_low, band_high, color=MEAN_COLOUR, alpha=0.22, linewidth=0,
+                    label="population mean ± 1 std (within min–max)")
+    ax.plot(gen, c["max"], color=POP_MAX_COLOUR, linewidth=1.2,
+            label="population max")
     ax.plot(gen, c["mean"], color=MEAN_COLOUR, linewidth=1.6,
-            marker="o" if few else None, markersize=3, label="mean")
+            marker="o" if few else None, markersize=3, label="population mean")
     ax.plot(gen, c["min"], color=WORST_COLOUR, linewidth=1.2, linestyle="--",
-            label="worst")
+            label="population min")
+    # Drawn last, over the population's lines: the genome the run gives.
+    last = float(best[-1])
+    ax.plot(gen, best, color=BEST_COLOUR, linewidth=2.4,
+            marker="o" if few else None, markersize=4,
+            label=(f"best: the run's genome (now {last:.2f})" if logged
+                   else f"best so far: running max (now {last:.2f})"))
     # Headroom above the curves for the first-goal label.
-    values = np.concatenate([c["min"], c["max"], c["mean"] - c["std"], c["mean"] + c["std"]])
+    values = np.concatenate([c["min"], c["max"], band_low, band_high, best])
     values = values[np.isfinite(values)]
     if values.size:
         low_y, high_y = float(values.min()), float(values.max())
@@ -161,7 +210,7 @@ def draw_fitness(run: RunData) -> Figure:
         low.plot([], [], color=BEST_COLOUR, label="training progress (best)")
         low.legend(loc="upper left", ncol=3, fontsize=8, frameon=False)
     low.set_ylim(0, 105)
-    low.set_ylabel("best progress (%)", color=BEST_COLOUR)
+    low.set_ylabel("population's best\nprogress (%)", color=BEST_COLOUR)
     low.set_xlabel("generation")
     low.grid(True, alpha=0.3)
     goals = low.twinx()
@@ -183,10 +232,15 @@ def draw_fitness(run: RunData) -> Figure:
                 ha="left" if right else "right", fontsize=10, fontweight="bold")
         ax.plot([], [], color=GOAL_COLOUR, linestyle=":", label="first goal")
     else:
-        ax.text(0.99, 0.03, "no genome has reached the goal yet", ha="right",
-                va="bottom", transform=ax.transAxes, fontsize=9, color="#555555")
-    # In a row above the axes, where no curve or label can be under it.
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=5, fontsize=9,
+        ax.text(0.99, 0.03, no_goal_text(run), ha="right", va="bottom",
+                transform=ax.transAxes, fontsize=9, color="#555555",
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=2))
+    # In rows above the axes, where no curve or label can be under them;
+    # the run's best first.
+    handles, labels = ax.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: not labels[i].startswith("best"))
+    ax.legend([handles[i] for i in order], [labels[i] for i in order],
+              loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=3, fontsize=9,
               frameon=False, borderaxespad=0.0)
     if gen.size == 1:
         ax.set_xlim(gen[0] - 1, gen[0] + 1)

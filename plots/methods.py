@@ -1,5 +1,8 @@
 """Search methods compared on frames played (`python -m evolution.compare`):
-the best fitness so far against frames, per method the median over its
+the best fitness against frames (each run's `best`: the fitness of the
+genome the run would give then, ending at best.json's fitness, which the
+comparison's table reports; the running maximum of the population's max
+for runs logged before that column), per method the median over its
 seeds as a line and the range from the lowest to the highest as a band;
 beside it the performance profiles (rliable's): for each score, the
 fraction of a method's runs that scored above it, on held-out completion
@@ -58,7 +61,7 @@ def draw_methods(fig: Figure, out_dir: str | os.PathLike) -> Figure:
         line, = ax.plot(grid[shown], median, label=f"{method} ({len(runs)} seeds)")
         ax.fill_between(grid[shown], low, high, color=line.get_color(), alpha=0.2)
     ax.set_xlabel("frames played")
-    ax.set_ylabel("best fitness so far")
+    ax.set_ylabel("best fitness (the genome the run gives)")
     ax.set_title("median over seeds, band from the lowest to the highest")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)

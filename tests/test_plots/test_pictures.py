@@ -116,17 +116,23 @@ def test_fitness_png_is_written_into_the_run_and_is_not_blank(tmp_path):
     assert not list(run.glob(".*.tmp")), "the temporary file of the atomic write was left"
 
 
+BAND = "population mean ± 1 std (within min–max)"
+
+
 def test_fitness_figure_has_best_mean_band_worst_and_labels(tmp_path):
     run = read_run(make_run(tmp_path / "run"))
     fig = draw_fitness(run)
     ax = fig.axes[0]
     lines = {line.get_label(): line for line in ax.get_lines()}
-    best = next(v for k, v in lines.items() if k.startswith("best"))
-    np.testing.assert_allclose(best.get_ydata(), run.columns["max"])
-    np.testing.assert_allclose(lines["mean"].get_ydata(), run.columns["mean"])
-    np.testing.assert_allclose(lines["worst"].get_ydata(), run.columns["min"])
-    # The one-standard-deviation band spans mean - std .. mean + std.
-    band = [c for c in ax.collections if c.get_label() == "mean ± 1 std"]
+    # A logbook without the best column: the running max of the max.
+    best = next(v for k, v in lines.items() if k.startswith("best so far: running max"))
+    np.testing.assert_allclose(best.get_ydata(), np.maximum.accumulate(run.columns["max"]))
+    np.testing.assert_allclose(lines["population max"].get_ydata(), run.columns["max"])
+    np.testing.assert_allclose(lines["population mean"].get_ydata(), run.columns["mean"])
+    np.testing.assert_allclose(lines["population min"].get_ydata(), run.columns["min"])
+    # The one-standard-deviation band spans mean - std .. mean + std
+    # (inside the population's range here).
+    band = [c for c in ax.collections if c.get_label() == BAND]
     assert band
     ys = band[0].get_paths()[0].vertices[:, 1]
     assert ys.min() == pytest.approx((run.columns["mean"] - run.columns["std"]).min())
@@ -151,6 +157,55 @@ def test_fitness_without_a_goal_says_so(tmp_path):
     ax = fig.axes[0]
     assert not any("first goal" in t.get_text() for t in ax.texts)
     assert any("no genome has reached the goal" in t.get_text() for t in ax.texts)
+
+
+def add_best_column(run_dir: Path, best: list[float], std: float | None = None) -> None:
+    rows = list(csv.reader(open(run_dir / "logbook.csv")))
+    rows[0].insert(6, "best")
+    for row, value in zip(rows[1:], best):
+        row.insert(6, str(value))
+        if std is not None:
+            row[5] = str(std)
+    with open(run_dir / "logbook.csv", "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+
+
+def test_fitness_draws_the_logged_best_as_the_main_line(tmp_path):
+    run_dir = make_run(tmp_path / "run", generations=4)
+    logged = [1.0, 0.5, 3.0, 2.0, 2.5]     # an ES's mean: it may fall
+    add_best_column(run_dir, logged)
+    fig = draw_fitness(read_run(run_dir))
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    best = lines["best: the run's genome (now 2.50)"]
+    np.testing.assert_allclose(best.get_ydata(), logged)
+    assert best.get_linewidth() > lines["population max"].get_linewidth()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[0].startswith("best: the run's genome")
+
+
+def test_fitness_band_stays_within_the_population_range(tmp_path):
+    run_dir = make_run(tmp_path / "run", generations=4)
+    # A std wider than the spread to max (6 above the mean here).
+    add_best_column(run_dir, [0.0] * 5, std=20.0)
+    run = read_run(run_dir)
+    ax = draw_fitness(run).axes[0]
+    band = next(c for c in ax.collections if c.get_label() == BAND)
+    ys = band.get_paths()[0].vertices[:, 1]
+    assert ys.max() <= run.columns["max"].max() + 1e-9
+    assert ys.min() >= run.columns["min"].min() - 1e-9
+
+
+def test_fitness_of_a_stage_set_says_how_many_stages_the_best_finished(tmp_path):
+    run_dir = make_run(tmp_path / "run", first_goal=None,
+                       stages=["gen:easy:0-3"])
+    results = {f"gen:easy:{i}": {"steps": 10, "metrics": {"goal_reached": i != 2}}
+               for i in range(4)}
+    (run_dir / "best.json").write_text(json.dumps({"results": results}))
+    ax = draw_fitness(read_run(run_dir)).axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert "best genome finished 3 of 4 stages" in texts
+    assert not any("no genome has reached" in t for t in texts)
 
 
 def test_fitness_of_a_run_with_only_generation_zero(tmp_path):
@@ -219,6 +274,35 @@ def test_compare_draws_one_best_curve_per_run(tmp_path):
     out = plot_compare(runs, tmp_path / "cmp.png")
     im = open_png(out)
     assert im.size == (1100, 600) and distinct_colours(im) > 20
+
+
+def test_compare_legend_of_long_labels_fits_inside_the_figure(tmp_path):
+    many = dict(stages=["gen:medium:0-31", "hillside", "pipeworks", "skybridge"])
+    runs = [make_run(tmp_path / "a", seed=1, algorithm="map-elites", population=60),
+            make_run(tmp_path / "b", seed=2, observation="basic", max_steps=3600, **many),
+            make_run(tmp_path / "c", seed=3, generations=20, algorithm="openai-es",
+                     stall_frames=None, hall_of_fame=5)]
+    fig = draw_compare(runs)
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    figure = fig.bbox
+    assert legend.x0 >= figure.x0 and legend.x1 <= figure.x1 + 0.5
+    assert legend.y0 >= figure.y0 and legend.y1 <= figure.y1 + 0.5
+    # Beside the curves, not over them.
+    assert legend.x0 >= ax.get_window_extent(renderer).x1
+    open_png(plot_compare(runs, tmp_path / "cmp.png"))
+
+
+def test_compare_draws_the_logged_best(tmp_path):
+    run_dir = make_run(tmp_path / "a", generations=4)
+    add_best_column(run_dir, [1.0, 0.5, 3.0, 2.0, 2.5])
+    old = make_run(tmp_path / "b", seed=2, generations=4)
+    fig = draw_compare([run_dir, old])
+    lines = [l for l in fig.axes[0].get_lines() if l.get_label().startswith("seed")]
+    np.testing.assert_allclose(lines[0].get_ydata(), [1.0, 0.5, 3.0, 2.0, 2.5])
+    np.testing.assert_allclose(lines[1].get_ydata(),
+                               np.maximum.accumulate(read_run(old).columns["max"]))
 
 
 # -- stage map -------------------------------------------------------------------------
