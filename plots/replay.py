@@ -6,10 +6,11 @@ pictures of each episode.
 
 Takes every argument `python -m runners.replay` takes, prints the same,
 and draws the run over the stage map (`--plot`) and an animation
-following the player (`--gif`). With several stages, each gets its own
-file: run.png -> run-hillside.png, run-pipeworks.png. On a generated set
-(`--stage gen:hard:0-31`) only the stages it failed are drawn, at most a
-few: run-gen-hard-7.png.
+following the player (`--gif`). One stage played is drawn into FILE
+itself; with several, every stage played gets its own file, FILE with the
+stage's name before the suffix: run.png -> run-hillside.png,
+run-pipeworks.png; a generated set (`--stage gen:hard:0-31`) one per stage
+of it, finished or not: run-gen-hard-0.png ... run-gen-hard-31.png.
 """
 from __future__ import annotations
 
@@ -38,11 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
         "\n\nand draws it: --plot, the run over the stage map; --gif, an animation.")
     g = p.add_argument_group("pictures (give one or both)")
     g.add_argument("--plot", type=Path, metavar="FILE",
-                   help="draw the run over the stage map into this PNG (with several "
-                        "stages, one file each: FILE-<stage>.png)")
+                   help="draw the run over the stage map into this PNG; with several "
+                        "stages (a generated set's included), one PNG for every stage "
+                        "played, finished or not, named after it: run.png -> "
+                        "run-hillside.png, run-gen-hard-7.png")
     g.add_argument("--gif", type=Path, metavar="FILE",
                    help="write an animation of the run, following the player, to this "
-                        "GIF (with several stages, one file each: FILE-<stage>.gif)")
+                        "GIF; with several stages, one GIF for every stage played, "
+                        "named as --plot's: run.gif -> run-gen-hard-7.gif")
     g.add_argument("--gif-stride", type=positive_whole, default=3, metavar="N",
                    help="keep every N-th game frame in the GIF (default 3: 20 frames a "
                         "second, real speed)")
@@ -56,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def output_path(path: Path, stage_name: str, several: bool) -> Path:
     """`path` itself for one stage; with several, one file per stage
-    (run.png -> run-hillside.png)."""
+    (run.png -> run-hillside.png, gen:hard:7 -> run-gen-hard-7.png)."""
     if not several:
         return path
     stem = Path(stage_name).stem.replace(":", "-")

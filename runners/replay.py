@@ -13,9 +13,7 @@ equal the recorded fitness (the game is deterministic); the command prints
 both and exits with status 1 when they differ. `--stage` plays it
 elsewhere instead: that is how a genome's generalisation is tried. A
 generated set (`gen:DIFFICULTY:SEEDS`) plays each of its stages and ends
-with the completion rate (of each set and of all, when several are named);
-pictures are then drawn of the stages it failed (at most
-`MAX_FAILED_PICTURES`).
+with the completion rate (of each set and of all, when several are named).
 
 `--why` adds, under each episode that ended in a death, what
 `runners.diagnosis` finds: where the player left the ground, and the
@@ -24,7 +22,7 @@ last decision at which a plain plan would have come down alive.
 Pictures of a replay (the run over the stage map, an animation) are drawn
 by `python -m plots replay ... --plot FILE --gif FILE`, which is this
 command with a drawing step: `run_replay` takes what to do with each
-episode.
+episode, and calls it for every stage played, those of a set included.
 
 Bad input (a malformed genome file, an unknown stage or agent) is one line
 on stderr, `replay: error: ...`, and exit status 2.
@@ -55,9 +53,6 @@ from speednik.stages import Stage, StageSetError, expand_stages, is_stage_set, l
 
 STAGES_ACCEPTED = (f"accepted: a built-in stage ({', '.join(list_stages())}), a path "
                    "to a .toml profile, or a generated set gen:DIFFICULTY:SEEDS")
-# Replaying a generated set draws pictures of at most this many of the
-# stages it failed.
-MAX_FAILED_PICTURES = 3
 # Two fitness values this close are the same replay; they are sums of the
 # same floats in the same order, so in practice they are equal.
 FITNESS_TOLERANCE = 1e-9
@@ -336,10 +331,9 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     def agent():
         return record.policy() if record is not None else make_baseline(args.agent)
 
-    # A set's pictures are of the stages it failed (a set of one stage: that
-    # stage), drawn after the table; other stages are drawn as they are
-    # played.
-    pictures = on_episode is not None and not from_set
+    # Every stage played is drawn as it is played; its recording is dropped
+    # once drawn (a set of thousands would not fit in memory).
+    pictures = on_episode is not None
     results = []
     reports = []
     status = EXIT_OK
@@ -357,26 +351,11 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
             reports.append(report)
         if pictures:
             status = max(status, on_episode(label, name, stage, result, len(stages) > 1))
+            results[-1] = dataclasses.replace(result, trajectory=None)
     if from_set:
         print("\n".join(completion_lines(given, results)))
         if reports:
             print("\n".join(summary_lines(reports)))
-    if from_set and on_episode is not None:
-        failed = [k for k, r in enumerate(results) if not r.metrics["goal_reached"]]
-        # One stage named is drawn whatever became of it.
-        drawn = [0] if len(results) == 1 else failed
-        if not drawn:
-            print("  (no pictures: those of a set are of the stages it fails, "
-                  "and it failed none)")
-        for k in drawn[:MAX_FAILED_PICTURES]:
-            stage = resolve_stage(stages[k])
-            result = replay_episode(agent(), stage, observation, max_steps, stall,
-                                    record=True, action_repeat=repeat)
-            status = max(status, on_episode(label, names[k], stage, result,
-                                            len(results) > 1))
-        if len(failed) > MAX_FAILED_PICTURES:
-            print(f"  (pictures of the first {MAX_FAILED_PICTURES} of {len(failed)} "
-                  f"failed stages)")
 
     if record is not None and args.stage is None:
         # The fitness is the mean over the stages it was measured on (all
