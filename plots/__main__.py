@@ -31,19 +31,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            parser_class=functools.partial(OneLineParser, error_name="plots"))
 
-    f = sub.add_parser("fitness", help="best, mean and worst fitness per generation of a run",
-                       description="Draw the best, mean (with one standard deviation) and "
-                                   "worst fitness per generation of a run, with the first "
-                                   "generation that reached the goal marked.")
+    f = sub.add_parser("fitness", help="the run's best and its population's fitness per "
+                                       "generation",
+                       description="Draw the run's best (the logbook's best column: the "
+                                   "fitness of the genome the run would give then) and the "
+                                   "population's max, mean (with one standard deviation, "
+                                   "within its min and max) and min per generation, with "
+                                   "the first generation that reached the goal marked.")
     f.add_argument("run_dir", type=Path, metavar="RUN_DIR",
                    help="an evolution run directory (holds config.json and logbook.csv)")
     f.add_argument("--out", type=Path, metavar="FILE",
                    help="the PNG to write (default: RUN_DIR/fitness.png)")
 
     c = sub.add_parser("compare", help="best-fitness curves of several runs in one figure",
-                       description="Draw the best fitness per generation of several runs "
-                                   "in one figure, each labelled by its seed and the "
-                                   "settings that differ between the runs.")
+                       description="Draw the best fitness per generation (each logbook's "
+                                   "best column) of several runs in one figure, each "
+                                   "labelled by its seed and the settings that differ "
+                                   "between the runs.")
     c.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR",
                    help="evolution run directories to compare")
     c.add_argument("--out", type=Path, default=Path("compare.png"), metavar="FILE",
