@@ -43,23 +43,54 @@ class Run:
 
     def row(self) -> dict[str, Any]:
         s, log = self.settings, self.logbook
-        gens = log.get("gen", [])
         last = {k: v[-1] for k, v in log.items() if v}
-        best = max(log["max"]) if log.get("max") else math.nan
         return {
             "name": self.name,
-            "method": s.get("algorithm", ""),
-            "policy": f"{s.get('policy', '')} / {s.get('observation', '')}".strip(" /"),
-            "stages": _short_stages(s.get("stages", [])),
-            "generation": (f"{int(gens[-1])} of {s.get('generations', '?')}" if gens
-                           else "-"),
-            "best": best,
+            "method": s.get("algorithm") or "",
+            "policy": f"{s.get('policy') or ''} / {s.get('observation') or ''}".strip(" /"),
+            "stages": _short_stages(s.get("stages") or []),
+            "generation": progress(s, log),
+            "best": best_fitness(log),
             "held_out": _share(log.get("test_goals"), stage_count(s.get("test_stages"))),
             "validation": _share(log.get("val_goals"), stage_count(s.get("validation_stages"))),
             "frames": last.get("frames", math.nan),
             "status": self.status if not self.problem else f"{self.status}: {self.problem}",
             "updated": self.updated,
         }
+
+
+def progress(settings: dict[str, Any], log: dict[str, list[float]]) -> str:
+    """How far a run has come: generations of its total, or, for a run
+    with a frame budget (`max_frames`), frames played of the budget."""
+    gens, frames = log.get("gen", []), log.get("frames", [])
+    budget = settings.get("max_frames")
+    if budget is not None:
+        played = frames[-1] if frames and math.isfinite(frames[-1]) else None
+        return f"{played:,.0f} of {budget:,} frames" if played is not None else "-"
+    if not gens:
+        return "-"
+    return f"{int(gens[-1])} of {settings.get('generations', '?')}"
+
+
+def best_curve(log: dict[str, list[float]]) -> list[float]:
+    """The run's best fitness per generation: the logbook's `best` column
+    (the fitness of the genome the run would hand back then) where it has
+    one, else the running maximum of the population's `max`."""
+    best = log.get("best")
+    if best and any(math.isfinite(v) for v in best):
+        return list(best)
+    out, top = [], -math.inf
+    for v in log.get("max", []):
+        if math.isfinite(v):
+            top = max(top, v)
+        out.append(top if math.isfinite(top) else math.nan)
+    return out
+
+
+def best_fitness(log: dict[str, list[float]]) -> float:
+    """The last best fitness of `best_curve`, or NaN."""
+    finite = [v for v in best_curve(log) if math.isfinite(v)]
+    return finite[-1] if finite else math.nan
 
 
 def _short_stages(stages: list[str]) -> str:
@@ -141,14 +172,63 @@ def read_run(path: Path, name: str) -> Run:
             data = json.loads((path / CONFIG_NAME).read_text(encoding="utf-8"))
             if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
                 raise ValueError("config.json is not a run configuration")
+            check_settings(data["settings"])
             run.settings = data["settings"]
         if (path / LOGBOOK_NAME).exists():
             run.logbook = read_logbook_table(path / LOGBOOK_NAME)
     except (OSError, ValueError, RecursionError) as exc:
         run.status, run.problem = "damaged", str(exc) or type(exc).__name__
         return run
-    run.status = status_of(run)
+    try:
+        run.status = status_of(run)
+        run.row()
+    except Exception as exc:    # noqa: BLE001 (one run's files never take the page down)
+        run.settings, run.logbook = {}, {}
+        run.status, run.problem = "damaged", f"not readable: {type(exc).__name__}: {exc}"
     return run
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _text(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _stage_list(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(s, str) for s in v)
+
+
+# What the dashboard reads of a run's settings, and the types it takes:
+# (check, accepted, may be null).
+SETTING_TYPES = {
+    "algorithm": (_text, "a method name (text)", False),
+    "policy": (_text, "a policy name (text)", True),
+    "observation": (_text, "an observation name (text)", False),
+    "generations": (_whole, "a whole number", True),
+    "max_frames": (_whole, "a whole number or null", True),
+    "stages": (_stage_list, "a list of stage names", False),
+    "test_stages": (_stage_list, "a list of stage names", True),
+    "validation_stages": (_stage_list, "a list of stage names", True),
+    "options": (lambda v: isinstance(v, dict), "an object of the method's settings", False),
+}
+
+
+def check_settings(settings: dict[str, Any]) -> None:
+    """ValueError naming the first setting the dashboard reads whose type
+    it cannot take, and what it accepts."""
+    for key, (ok, accepted, nullable) in SETTING_TYPES.items():
+        if key not in settings:
+            continue
+        value = settings[key]
+        if (value is None and nullable) or (value is not None and ok(value)):
+            continue
+        shown = json.dumps(value)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        raise ValueError(f"config.json: settings.{key} is {shown} "
+                         f"({type(value).__name__}); accepted: {accepted}")
 
 
 def status_of(run: Run) -> str:
