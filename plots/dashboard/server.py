@@ -1,10 +1,14 @@
 """The dashboard's server: Bokeh's, with one application at "/", bound to
 127.0.0.1 unless `--host` says otherwise. It serves the page and Bokeh's
 own assets and nothing else: no file of RUNS_DIR is served, the page reads
-them on the server side. Ctrl-C stops it."""
+them on the server side. The page asks nobody to log in: on any address
+but a loopback one, whoever reaches it sees every run and can replay
+them, and the command says so on stderr. Ctrl-C stops it."""
 from __future__ import annotations
 
+import ipaddress
 import logging
+import sys
 from pathlib import Path
 from typing import TextIO
 
@@ -48,9 +52,32 @@ def make_server(root: Path, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST):
     return server
 
 
-def serve(root: Path, port: int, host: str, out: TextIO) -> None:
+def is_loopback(host: str) -> bool:
+    """Whether `host` answers this machine only (127.0.0.0/8, ::1,
+    localhost)."""
+    if host.strip().lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False                # a name that may resolve to any address
+
+
+def exposure_warning(host: str) -> str | None:
+    """The line the command prints when the page is open to the network."""
+    if is_loopback(host):
+        return None
+    return (f"plots: warning: the dashboard has no authentication and --host {host} opens "
+            f"it to the network: anyone who can reach this machine sees every run and can "
+            f"replay them; use --host 127.0.0.1 (the default) to keep it to this machine")
+
+
+def serve(root: Path, port: int, host: str, out: TextIO, err: TextIO | None = None) -> None:
     """Serve until Ctrl-C."""
     server = make_server(root, port, host)
+    warning = exposure_warning(host)
+    if warning:
+        print(warning, file=err if err is not None else sys.stderr, flush=True)
     print(f"dashboard of {root} at http://{host}:{port}/ (Ctrl-C stops it)", file=out,
           flush=True)
     try:
