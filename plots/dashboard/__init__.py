@@ -8,8 +8,13 @@ read from the files the runs write and never writing to them.
 - `views`: what a chosen run shows besides its curves (its method's own
   state, a replay, comparisons), as HTML with the pictures `plots` draws;
 - `history`: a method's own numbers per generation (method.jsonl) drawn;
+- `overlay`: the best-fitness curves of the runs picked to compare;
 - `archive_map`: a MAP-Elites archive as a figure whose cells replay their
   elite when clicked;
 - `server`: the server, its address and its safety (127.0.0.1 unless told
-  otherwise, nothing served outside RUNS_DIR's reading and Bokeh's assets).
+  otherwise, and a warning when told otherwise: the page has no login;
+  nothing served outside RUNS_DIR's reading and Bokeh's assets).
+
+Everything read from disk (run names, settings, logbook text) is shown
+as text: escaped where it goes into HTML, or in widgets that draw text.
 """

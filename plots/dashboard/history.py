@@ -13,6 +13,7 @@ not a matplotlib drawing every second.
 """
 from __future__ import annotations
 
+import html
 import math
 from typing import Any, Sequence
 
@@ -140,7 +141,7 @@ class MethodHistory:
         its method.jsonl lines, `problem` why these could not be read."""
         for name, block in self.blocks.items():
             block.visible = name == algorithm
-        self.note.text = f"<p><i>{_escape(problem)}</i></p>" if problem else ""
+        self.note.text = f"<p><i>{html.escape(problem)}</i></p>" if problem else ""
         gens = logbook.get("gen", [])
         log_data = {c: list(logbook.get(c) or [math.nan] * len(gens))
                     for c in self.logbook_source.data if c != "gen"}
@@ -159,6 +160,3 @@ def _update(source: ColumnDataSource, data: dict[str, list]) -> None:
     if data != dict(source.data):
         source.data = data
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

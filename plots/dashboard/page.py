@@ -15,6 +15,7 @@ played on one drawing thread, so the page stays live while they are.
 """
 from __future__ import annotations
 
+import html
 import json
 import math
 import time
@@ -46,19 +47,22 @@ from plots import PlotError
 from plots.dashboard import views
 from plots.dashboard.archive_map import ArchiveMap, archive_cells
 from plots.dashboard.history import MethodHistory
-from plots.dashboard.runs import COLUMNS, Run, RunsDir, file_stamp, stage_count
+from plots.dashboard.overlay import Overlay
+from plots.dashboard.runs import COLUMNS, Run, RunsDir, best_curve, file_stamp, stage_count
 from runners.archive_file import ARCHIVE_NAME, ArchiveFileError
 
 REFRESH_MS = 1000
 ALL = "all methods"
 TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
-          "stages": "stages", "generation": "generation", "best": "best fitness",
+          "stages": "stages", "generation": "generation (or frames of the budget)",
+          "best": "best fitness",
           "held_out": "held-out", "validation": "validation", "frames": "frames",
           "status": "status", "updated": "updated"}
 # Number formats by column (a Bokeh model belongs to one document: each
 # page makes its own formatters).
 FORMATS = {"best": "0.000", "held_out": "0.0%", "validation": "0.0%", "frames": "0,0"}
-CURVES = ("gen", "max", "mean", "min", "frames")
+# The logbook's columns drawn, and "best" (`runs.best_curve`).
+CURVES = ("gen", "max", "mean", "min", "frames", "best")
 # Every tab's pictures and replays are drawn here, one at a time, off the
 # server's event loop (which then keeps the pages live) and on one thread
 # (matplotlib is not thread-safe).
@@ -90,13 +94,18 @@ class Page:
         self.test_source = ColumnDataSource({"x": [], "held_out": [], "validation": []})
         self.fitness = figure(height=300, width=700, title="fitness",
                               x_axis_label="generation", y_axis_label="fitness")
+        # "best" is the genome the run would hand back (the logbook's
+        # `best`); the others are the population's statistics.
         self.fitness.varea(x="x", y1="min", y2="max", source=self.curve_source, alpha=0.2,
-                           legend_label="min to max")
-        self.fitness.line(x="x", y="max", source=self.curve_source, line_width=2,
-                          legend_label="best")
+                           legend_label="population min to max")
+        self.fitness.line(x="x", y="max", source=self.curve_source, line_width=1,
+                          color="steelblue", line_dash="dashed", legend_label="population max")
         self.fitness.line(x="x", y="mean", source=self.curve_source, color="orange",
-                          legend_label="mean")
-        self.fitness.legend.location = "bottom_right"
+                          legend_label="population mean")
+        self.fitness.line(x="x", y="best", source=self.curve_source, line_width=2,
+                          color="black", legend_label="best")
+        self.fitness.legend.location = "top_left"
+        self.fitness.legend.click_policy = "hide"
         self.tests = figure(height=300, width=520, title="held-out and validation completion",
                             x_axis_label="generation", y_range=(-0.02, 1.02))
         self.tests.scatter(x="x", y="held_out", source=self.test_source, size=6,
@@ -125,8 +134,7 @@ class Page:
         self.replaying = False
         self.compare_pick = MultiChoice(title="runs to overlay", value=[], options=[],
                                         width=1000, name="compare-runs")
-        self.compare_view = Div(text="", width=1250)
-        self.compare_key: tuple | None = None
+        self.overlay = Overlay()
         self.comparison = Select(title="evolution.compare output", value=NO_COMPARISON,
                                  options=[NO_COMPARISON], width=400)
         self.comparison_view = Div(text="", width=1300)
@@ -134,14 +142,16 @@ class Page:
 
         self.method.on_change("value", lambda attr, old, new: self.show_rows())
         self.stage.on_change("value", lambda attr, old, new: self.show_rows())
-        self.axis.on_change("active", lambda attr, old, new: self.show_run())
+        self.axis.on_change("active", lambda attr, old, new: (self.show_run(),
+                                                              self.show_compare()))
         self.table_source.selected.on_change("indices", self.on_select)
         self.replay_button.on_click(self.on_replay)
         self.compare_pick.on_change("value", lambda attr, old, new: self.show_compare())
         self.comparison.on_change("value", lambda attr, old, new: self.show_comparison())
 
     def layout(self):
-        return column(Div(text=f"<h2>Speednik Evolve: runs in {self.runs.root}</h2>"),
+        return column(Div(text=f"<h2>Speednik Evolve: runs in "
+                               f"{html.escape(str(self.runs.root))}</h2>"),
                       row(self.method, self.stage, self.count), self.table, self.detail,
                       self.axis, row(self.fitness, self.tests),
                       Div(text="<h3>the method's own</h3>"), self.method_head,
@@ -149,7 +159,8 @@ class Page:
                       Div(text="<h3>replay</h3>"),
                       row(self.replay_who, self.replay_stage, self.replay_gen,
                           self.replay_button), self.replay_view,
-                      Div(text="<h3>compare runs</h3>"), self.compare_pick, self.compare_view,
+                      Div(text="<h3>compare runs</h3>"), self.compare_pick,
+                      self.overlay.layout,
                       self.comparison, self.comparison_view)
 
     # -- the table ---------------------------------------------------------------------
@@ -160,8 +171,9 @@ class Page:
         self.method.options = [ALL, *methods]
         self.show_rows()
         self.show_run()
-        names = [r["name"] for r in self.all_rows]
-        if list(self.compare_pick.options) != names:
+        # Its labels are HTML (Choices.js): each a name escaped.
+        names = [(r["name"], html.escape(r["name"])) for r in self.all_rows]
+        if [tuple(o) for o in self.compare_pick.options] != names:
             self.compare_pick.options = names
         self.show_compare()
         found = [self.comparison_name(p) for p in self.runs.comparisons]
@@ -207,6 +219,7 @@ class Page:
         x_name = "frames" if self.axis.active == 1 and log.get("frames") else "gen"
         xs = log.get(x_name, [])
         curves = {c: log.get(c, [math.nan] * len(xs)) for c in CURVES}
+        curves["best"] = best_curve(log)
         self.curve_source.data = {**curves, "x": xs}
         held = run.row()
         tests = {"x": xs,
@@ -219,10 +232,15 @@ class Page:
         self.tests.xaxis.axis_label = label
         self.fitness.title.text = f"fitness: {run.name}"
         settings = json.dumps(run.settings, indent=1, default=str)
-        self.detail.text = (f"<b>{run.name}</b>: {held['method']}, {held['policy']}, "
-                            f"{held['status']}, {held['generation']} generations"
-                            f"<details><summary>settings</summary><pre>{_escape(settings)}"
-                            f"</pre></details>")
+        gens = log.get("gen", [])
+        done = f"{held['generation']} generations"
+        if run.settings.get("max_frames") is not None:
+            done = (f"generation {int(gens[-1])}, " if gens else "") + held["generation"]
+        self.detail.text = (f"<b>{html.escape(run.name)}</b>: "
+                            + ", ".join(html.escape(str(v)) for v in (
+                                held["method"], held["policy"], held["status"], done) if v)
+                            + f"<details><summary>settings</summary><pre>"
+                            f"{html.escape(settings)}</pre></details>")
         self.show_history(run)
         self.show_method(run)
         choices = views.replay_choices(run.settings)
@@ -268,8 +286,8 @@ class Page:
                views.has_history(run.path))
         if key != self.method_key:
             self.method_key = key
-            self.method_head.text = (f"<p><b>{_escape(run.name)}</b>: "
-                                     f"{_escape(algorithm)}</p>")
+            self.method_head.text = (f"<p><b>{html.escape(run.name)}</b>: "
+                                     f"{html.escape(algorithm)}</p>")
             self.show_archive(run)
             who = views.elite_choices(run.path)
             if [tuple(o) for o in self.replay_who.options] != who:
@@ -335,19 +353,12 @@ class Page:
     # -- compare -----------------------------------------------------------------------
 
     def show_compare(self) -> None:
-        """The picked runs' best-fitness curves, drawn again when a
-        logbook changed."""
+        """The picked runs' best-fitness curves, against generations or
+        frames played as the run's curves are; their data change as the
+        runs write their logbooks."""
         runs = {r.name: r for r in self.runs.runs()}
         picked = [runs[n] for n in self.compare_pick.value if n in runs]
-        key = tuple((r.path, file_stamp(r.path / "logbook.csv")) for r in picked)
-        if key == self.compare_key:
-            return
-        self.compare_key = key
-
-        def shown(html: str) -> None:
-            if self.compare_key == key:
-                self.compare_view.text = html
-        self.off_loop(shown, views.compare_runs_view, [r.path for r in picked])
+        self.overlay.show(picked, frames=self.axis.active == 1)
 
     def comparison_name(self, path: Path) -> str:
         return str(path.relative_to(self.runs.root)) if path != self.runs.root else path.name
@@ -398,9 +409,6 @@ def _fractions(goals: list[float] | None, settings: dict, key: str) -> list[floa
         return []
     return [g / count for g in goals]
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def make_document(root: Path):

@@ -2,7 +2,7 @@
 page puts in a Div: the search method's own state at its last
 checkpoint, a replay of the best genome, and comparisons. Each picture is
 drawn by the `plots` command that draws it on disk (`plots replay`,
-`plots compare`, `plots methods`), or here for a method's state, and
+`plots methods`), or here for a method's state, and
 embedded in the page as a data URL, so the server serves no file and
 writes none into RUNS_DIR. (What a method has per generation is drawn by
 `history`, and a MAP-Elites archive by `archive_map`, as Bokeh figures of
@@ -13,8 +13,8 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
+import shlex
 import tempfile
 from dataclasses import dataclass
 from functools import partial
@@ -440,19 +440,10 @@ def replay_view(run_dir: Path, settings: dict, stage_name: str, who: str = "") -
 
 # -- compare -----------------------------------------------------------------------------
 
-def compare_runs_view(run_dirs: Sequence[Path]) -> str:
-    """The best-fitness curves of several runs, as `plots compare` draws them."""
-    from plots.compare import draw_compare
-
-    if not run_dirs:
-        return note("pick runs to overlay their best-fitness curves")
-    fig = draw_compare(list(run_dirs))
-    return figure_html(fig, "best fitness of the chosen runs")
-
-
 def comparison_view(out_dir: Path) -> str:
-    """An `evolution.compare` output directory: its table (as the command
-    printed it) and its curves (as `plots methods` draws them)."""
+    """An `evolution.compare` output directory: its tables (what the
+    command printed, as HTML tables), its task, and its curves (as `plots
+    methods` draws them)."""
     from evolution.compare import improvement_lines, table
     from plots.methods import draw_methods, read_comparison
 
@@ -464,11 +455,87 @@ def comparison_view(out_dir: Path) -> str:
             on = ("held-out completion" if improvement.get("on") == "held_out"
                   else "training fitness")
             text += "\n\n" + improvement_lines(improvement["pairs"], on)
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise PlotError(f"{out_dir}: compare.json is not a comparison ({e})") from None
     fig = draw_methods(new_figure(13, 5), out_dir)
-    task = json.dumps(data.get("task", []))
-    return (f"<p><b>{html.escape(str(out_dir))}</b>: seeds {html.escape(str(data.get('seeds')))}"
-            f", {html.escape(str(data.get('frames')))} frames each; task "
-            f"<code>{html.escape(task)}</code></p><pre>{html.escape(text)}</pre>"
-            + figure_html(fig, "methods compared"))
+    return (f"<p><b>{html.escape(str(out_dir))}</b>: seeds "
+            f"{html.escape(_listed(data.get('seeds')))}, "
+            f"{html.escape(str(data.get('frames')))} frames each; task: "
+            f"{html.escape(task_text(data.get('task')))}</p>"
+            + markdown_html(text) + figure_html(fig, "methods compared"))
+
+
+def _listed(values: Any) -> str:
+    if isinstance(values, list):
+        return ", ".join(str(v) for v in values)
+    return str(values)
+
+
+def task_text(task: Any) -> str:
+    """A comparison's task (the `evolution.run` options every run got) as
+    a person reads it: the stages named, then the options as typed."""
+    if not task:
+        return "evolution.run's defaults"
+    if not isinstance(task, list):
+        return str(task)
+    words = [str(w) for w in task]
+    stages, rest, i = [], [], 0
+    while i < len(words):
+        if words[i] in ("--stages", "--stage"):
+            i += 1
+            while i < len(words) and not words[i].startswith("--"):
+                stages.append(words[i])
+                i += 1
+            continue
+        rest.append(words[i])
+        i += 1
+    parts = ([f"stages {', '.join(stages)}"] if stages else []) + \
+        ([shlex.join(rest)] if rest else [])
+    return "; ".join(parts)
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [c.strip() for c in inner.split("|")]
+
+
+def _is_rule(cells: list[str]) -> bool:
+    return bool(cells) and all(c and set(c) <= set(":-") and "-" in c for c in cells)
+
+
+def markdown_html(text: str) -> str:
+    """Text with Markdown tables (header, rule, rows, each line between
+    pipes) as HTML: each table a <table>, right-aligned where its rule
+    says ("---:"), every other line a paragraph; all of it escaped."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if (line.lstrip().startswith("|") and i + 1 < len(lines)
+                and _is_rule(_cells(lines[i + 1]))):
+            head, rule = _cells(line), _cells(lines[i + 1])
+            align = ["right" if r.endswith(":") and not r.startswith(":") else
+                     "center" if r.startswith(":") and r.endswith(":") else "left"
+                     for r in rule]
+            i += 2
+            body = []
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                body.append(_cells(lines[i]))
+                i += 1
+
+            def row(cells: list[str], tag: str) -> str:
+                return "<tr>" + "".join(
+                    f"<{tag} style='text-align:{align[k] if k < len(align) else 'left'};"
+                    f"padding:2px 8px'>{html.escape(c)}</{tag}>"
+                    for k, c in enumerate(cells)) + "</tr>"
+            out.append("<table class='compare-table' style='border-collapse:collapse'>"
+                       f"<thead>{row(head, 'th')}</thead><tbody>"
+                       + "".join(row(r, "td") for r in body) + "</tbody></table>")
+            continue
+        if line.strip():
+            out.append(f"<p>{html.escape(line.strip())}</p>")
+        i += 1
+    return "".join(out)

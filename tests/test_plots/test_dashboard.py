@@ -294,6 +294,8 @@ def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
         # Picked as the widget does (its typing and clicking is Bokeh's own).
         page.evaluate("Bokeh.documents[0].get_model_by_name('compare-runs').value = "
                       "['map-elites', 'neat']")
-        page.wait_for_selector("img[alt='best fitness of the chosen runs']", timeout=30000)
+        page.wait_for_function("() => { const f = Bokeh.documents[0].get_model_by_name("
+                               "'compare-overlay'); return f && f.visible; }", timeout=30000)
+        page.wait_for_selector("text=runs (click to hide)", timeout=10000)
         browser.close()
     assert snapshot(root) == before

@@ -266,13 +266,23 @@ def test_a_stage_the_replay_does_not_take_is_said(method_runs, stage, said):
     assert said in html_text.unescape(replay_html(run, settings_of(run), stage, ""))
 
 
-def test_runs_compared_are_drawn_as_plots_compare_draws_them(method_runs):
-    from plots.compare import draw_compare
+def test_runs_compared_are_overlaid_with_their_best_fitness(method_runs, tmp_path):
+    import shutil
 
-    runs = [method_runs / "cmaes", method_runs / "neat"]
-    shown = images(views.compare_runs_view(runs))
-    assert shown["best fitness of the chosen runs"] == png_of(draw_compare(runs))
-    assert "<img" not in views.compare_runs_view([])
+    from plots.dashboard.page import Page
+    from plots.dashboard.runs import best_curve
+
+    root = tmp_path / "runs"
+    for name in ("cmaes", "neat"):
+        shutil.copytree(method_runs / name, root / name)
+    page = Page(RunsDir(root))
+    page.refresh()
+    page.compare_pick.value = ["cmaes", "neat"]
+    page.show_compare()
+    for source, name in zip(page.overlay.sources, ("cmaes", "neat")):
+        logbook = read_logbook_table(root / name / "logbook.csv")
+        assert source.data["x"] == logbook["gen"]
+        assert source.data["best"] == best_curve(logbook)
 
 
 def test_an_evolution_compare_directory_shows_its_table_and_curves(tmp_path):
@@ -292,8 +302,11 @@ def test_an_evolution_compare_directory_shows_its_table_and_curves(tmp_path):
     assert runs.comparisons == [out]
     html = views.comparison_view(out)
     data = json.loads((out / "compare.json").read_text())
-    assert table(data["methods"]).splitlines()[0].replace("|", "").split() == \
-        html.split("<pre>")[1].splitlines()[0].replace("|", "").split()
+    # The table as a table: its header cells, each a <th>.
+    head = [c.strip() for c in table(data["methods"]).splitlines()[0].strip("|").split("|")]
+    shown = re.findall(r"<th[^>]*>([^<]*)</th>", html.split("</thead>")[0])
+    assert [html_text.unescape(c) for c in shown] == head
+    assert "<pre>" not in html and "[&quot;" not in html and "['" not in html
     assert images(html)["methods compared"] == png_of(draw_methods(new_figure(13, 5), out))
     (out / "compare.json").write_text("{}")
     with pytest.raises(PlotError, match="not a comparison"):
@@ -421,4 +434,4 @@ def test_a_page_no_server_holds_draws_at_once(method_runs, tmp_path):
     page.compare_pick.value = ["neat"]
     page.show_run()
     assert "best NEAT network" in images(page.method_view.text)
-    assert "best fitness of the chosen runs" in images(page.compare_view.text)
+    assert page.overlay.figure is not None

@@ -1,0 +1,88 @@
+"""The best-fitness curves of the runs picked to compare, overlaid in one
+Bokeh figure of the page: one line a run, named in a legend beside the
+plot (outside it, on the right, so no curve hides under it and no name is
+cut off) whose entries hide and show their run's line when clicked.
+
+"Best" is what the runs table says it is (`runs.best_curve`): the
+logbook's `best` column where it has one, else the running maximum of the
+population's `max`. The lines move as the runs write their logbooks: the
+figure is made again only when the runs picked change, and otherwise its
+data change in place.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from bokeh.layouts import column
+from bokeh.models import ColumnDataSource, Div, HoverTool, Legend, LegendItem
+from bokeh.palettes import Category10
+from bokeh.plotting import figure
+
+from plots.dashboard.runs import Run, best_curve
+
+TITLE = "best fitness of the chosen runs"
+NAME = "compare-overlay"
+COLOURS = Category10[10]
+PICK_NOTE = "<p><i>pick runs to overlay their best-fitness curves</i></p>"
+
+
+def overlay_data(run: Run, frames: bool) -> dict[str, list]:
+    """A run's line: x generations (or frames played, where `frames` and
+    the run's logbook has them) and its best fitness, with its name for
+    the hover."""
+    log = run.logbook
+    x_name = "frames" if frames and log.get("frames") else "gen"
+    xs = list(log.get(x_name, []))
+    best = best_curve(log)
+    best = best + [math.nan] * (len(xs) - len(best))
+    return {"x": xs, "best": best[:len(xs)], "run": [run.name] * len(xs)}
+
+
+class Overlay:
+    """The figure (or, with no run picked, a line saying what to do)."""
+
+    def __init__(self) -> None:
+        self.layout = column(Div(text=PICK_NOTE), name="compare-box")
+        self.names: tuple[str, ...] | None = None
+        self.frames = False
+        self.figure = None
+        self.sources: list[ColumnDataSource] = []
+
+    def show(self, runs: Sequence[Run], frames: bool = False) -> None:
+        names = tuple(r.name for r in runs)
+        if not names:
+            if self.names != names:
+                self.layout.children = [Div(text=PICK_NOTE)]
+                self.names, self.figure, self.sources = names, None, []
+            return
+        if names != self.names or frames != self.frames:
+            self._build(runs, frames)
+            return
+        for source, run in zip(self.sources, runs):
+            data = overlay_data(run, frames)
+            if data != dict(source.data):
+                source.data = data
+
+    def _build(self, runs: Sequence[Run], frames: bool) -> None:
+        self.names, self.frames = tuple(r.name for r in runs), frames
+        fig = figure(height=420, width=1250, title=TITLE, name=NAME,
+                     x_axis_label="frames played" if frames else "generation",
+                     y_axis_label="best fitness", tools="pan,wheel_zoom,box_zoom,reset")
+        items, self.sources = [], []
+        for i, run in enumerate(runs):
+            source = ColumnDataSource(overlay_data(run, frames))
+            colour = COLOURS[i % len(COLOURS)]
+            dash = "solid" if i < len(COLOURS) else "dashed"
+            line = fig.line(x="x", y="best", source=source, line_width=2, color=colour,
+                            line_dash=dash)
+            dots = fig.scatter(x="x", y="best", source=source, size=4, color=colour)
+            items.append(LegendItem(label=run.name, renderers=[line, dots]))
+            self.sources.append(source)
+        fig.add_tools(HoverTool(tooltips=[("run", "@run"), ("x", "@x"),
+                                          ("best fitness", "@best{0.000}")]))
+        legend = Legend(items=items, click_policy="hide", title="runs (click to hide)",
+                        label_text_font_size="9pt")
+        fig.add_layout(legend, "right")
+        self.figure = fig
+        self.layout.children = [fig]
