@@ -281,7 +281,8 @@ def test_compare_legend_of_long_labels_fits_inside_the_figure(tmp_path):
     runs = [make_run(tmp_path / "a", seed=1, algorithm="map-elites", population=60),
             make_run(tmp_path / "b", seed=2, observation="basic", max_steps=3600, **many),
             make_run(tmp_path / "c", seed=3, generations=20, algorithm="openai-es",
-                     stall_frames=None, hall_of_fame=5)]
+                     stall_frames=None, hall_of_fame=5,
+                     options=dict(es_sigma=0.05, es_lr=0.1, es_weight_decay=0.003))]
     fig = draw_compare(runs)
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
