@@ -5,8 +5,11 @@ it found): `evolution.run --settings FILE` and `evolution.compare
     {"format": "speednik-evolve-settings", "method": "openai-es",
      "settings": {"es_sigma": 0.05, "es_lr": 0.01}, "found": {...}}
 
-Settings are named as `evolution.run` names them (`es_lr` is `--es-lr`);
-"found" says where they came from and is not read.
+Settings are named as `evolution.run` names them (`es_lr` is `--es-lr`),
+and are only those the method declares in the strategy registry (its
+own settings and its tuning space), each of its kind: anything else is
+refused before a run starts. "found" says where they came from and is
+not read.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import json
 import os
 from pathlib import Path
 
+from evolution.strategies.registry import StrategySetting, Tunable, get_strategy
 from runners.atomic import atomic_write_json
 
 SETTINGS_FORMAT = "speednik-evolve-settings"
@@ -42,13 +46,40 @@ def read_settings(path: str | os.PathLike) -> tuple[str, dict[str, float | int]]
             or not isinstance(data.get("method"), str)
             or not isinstance(data.get("settings"), dict)):
         raise SettingsFileError(f"{path}: not a settings file; {accepted}")
-    settings = data["settings"]
-    bad = [k for k, v in settings.items() if not isinstance(k, str)
-           or isinstance(v, bool) or not isinstance(v, (int, float)) or v != v]
-    if bad:
-        raise SettingsFileError(f"{path}: settings must be numbers, not {bad[0]!r}: "
-                                f"{settings[bad[0]]!r}")
-    return data["method"], settings
+    return data["method"], checked_settings(path, data["method"], data["settings"])
+
+
+def checked_settings(path: str | os.PathLike, method: str,
+                     settings: dict) -> dict[str, float | int]:
+    """The settings of a file, each one the method declares (its own
+    settings and its tuning space, in the strategy registry) with a value
+    of its kind; SettingsFileError naming the first that is not, and what
+    is accepted. Nothing else may be set by a file: a run option such as
+    out or stage is the command line's."""
+    try:
+        entry = get_strategy(method)
+    except ValueError as exc:
+        raise SettingsFileError(f"{path}: {exc}") from None
+    declared: dict[str, StrategySetting | Tunable] = {s.name: s for s in entry.settings}
+    for t in entry.tuning:
+        declared.setdefault(t.name, t)
+    for name, value in settings.items():
+        if name not in declared:
+            raise SettingsFileError(
+                f"{path}: {name!r} is not a setting of --algorithm {method}; accepted: "
+                f"{', '.join(declared) or 'none'}")
+        spec = declared[name]
+        try:
+            if isinstance(spec, StrategySetting):
+                spec.check(value)
+            elif (isinstance(value, bool) or value != value
+                  or not isinstance(value, int if spec.whole else (int, float))
+                  or abs(value) == float("inf")):
+                raise ValueError(f"{name} must be {'a whole number' if spec.whole else 'a number'}"
+                                 f", got {value!r}")
+        except ValueError as exc:
+            raise SettingsFileError(f"{path}: {exc}") from None
+    return dict(settings)
 
 
 def settings_flags(settings: dict) -> list[str]:

@@ -175,12 +175,12 @@ def test_the_settings_file_equals_the_settings_typed(straight, tmp_path):
 
 def test_settings_expand_where_given_and_refuse_another_method(tmp_path):
     path = tmp_path / "s.json"
-    write_settings(path, "openai-es", {"es_lr": 0.25, "qd_bins": 8})
+    write_settings(path, "openai-es", {"es_lr": 0.25, "es_sigma": 0.5})
     assert expand_settings(["--settings", str(path), "--es-lr", "0.5"]) == [
-        "--algorithm", "openai-es", "--es-lr", "0.25", "--qd-bins", "8", "--es-lr", "0.5"]
+        "--algorithm", "openai-es", "--es-lr", "0.25", "--es-sigma", "0.5", "--es-lr", "0.5"]
     with pytest.raises(ValueError, match="of --algorithm openai-es, not of --algorithm ga"):
         expand_settings(["--algorithm", "ga", f"--settings={path}"])
     path.write_text('{"format": "speednik-evolve-settings", "method": "ga", '
                     '"settings": {"mut_sigma": "big"}}')
-    with pytest.raises(ValueError, match="must be numbers"):
+    with pytest.raises(ValueError, match="mut_sigma must be a number"):
         read_settings(path)
