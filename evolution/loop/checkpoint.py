@@ -62,6 +62,18 @@ class Checkpoint:
     reporters: dict | None = None
 
 
+def finite_state(name: str, value: Any) -> np.ndarray:
+    """A float array (or number) of a search strategy's state as float64;
+    ValueError naming it when it holds NaN or an infinity, as a genome
+    or fitness that does is refused: the first episode would fail on it,
+    after the run's files were rewritten."""
+    array = np.array(value, dtype=np.float64)
+    bad = array[~np.isfinite(array)]
+    if bad.size:
+        raise CheckpointError(f"{name} holds {bad.flat[0]}; accepted: finite numbers")
+    return array
+
+
 def _genome_arrays(name: str, genomes: list[np.ndarray]) -> dict[str, np.ndarray]:
     """Genomes of one size as a matrix under `name`; of several sizes,
     concatenated under `name` with their lengths under `name_lengths`."""

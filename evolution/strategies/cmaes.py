@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from deap import cma
 
-from evolution.loop.checkpoint import CheckpointError
+from evolution.loop.checkpoint import SEARCH_PREFIX, CheckpointError, finite_state
 from evolution.loop.generation import make_individual
 from evolution.strategies.base import SearchSettings, Strategy
 
@@ -180,17 +180,18 @@ class CMAES(Strategy):
         s = search.strategy
         arrays, meta = state["arrays"], state["meta"]
         for name in ARRAYS:
-            value = np.array(arrays[name], dtype=np.float64)
+            value = finite_state(SEARCH_PREFIX + name, arrays[name])
             if value.shape != np.shape(getattr(s, name)):
                 raise ValueError(f"the CMA-ES {name} has shape {value.shape}, "
                                  f"not {np.shape(getattr(s, name))}")
             setattr(s, name, value)
         for name in NUMBERS:
-            setattr(s, name, float(meta[name]))
+            setattr(s, name, float(finite_state(f"the CMA-ES {name}", meta[name])))
         s.update_count = int(meta["update_count"])
         keys = np.array(arrays["rng_keys"], dtype=np.uint32)
         if keys.shape != (624,):
             raise ValueError("the CMA-ES random state is not 624 numbers")
         search.rng = (meta["rng_kind"], keys, int(meta["rng_pos"]),
-                      int(meta["rng_has_gauss"]), float(meta["rng_cached"]))
+                      int(meta["rng_has_gauss"]),
+                      float(finite_state("the CMA-ES rng_cached", meta["rng_cached"])))
         return search

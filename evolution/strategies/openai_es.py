@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from evolution.loop.checkpoint import CheckpointError
+from evolution.loop.checkpoint import SEARCH_PREFIX, CheckpointError, finite_state
 from evolution.loop.generation import make_individual
 from evolution.strategies.generator_state import generator_state, set_generator_state
 from evolution.strategies.base import SearchSettings, Strategy
@@ -120,7 +120,7 @@ class OpenAIES(Strategy):
         es = cls(config, size)
         arrays, meta = state["arrays"], state["meta"]
         for name in ("theta", "m", "v"):
-            value = np.array(arrays[name], dtype=np.float64)
+            value = finite_state(SEARCH_PREFIX + name, arrays[name])
             if value.shape != (size,):
                 raise CheckpointError(f"the OpenAI-ES {name} has shape {value.shape}, "
                                       f"not ({size},)")
