@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -216,11 +217,24 @@ def requeue_abandoned(study, out: Path) -> None:
     host = socket.gethostname()
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         owner = t.user_attrs.get("owner")
-        if not owner or owner[0] != host or _alive(owner[1]):
+        if not owner or owner[0] != host or _playing(owner):
             continue
         study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
         shutil.rmtree(out / TRIALS_DIR / f"{t.number:04d}", ignore_errors=True)
         study.enqueue_trial(t.params, user_attrs={"replays": t.number})
+
+
+# The tunings this process is running now, each named by a token its
+# trials record beside the host and process: a trial of this process that
+# no running tuning plays (one that failed, called from Python) is
+# abandoned too.
+_RUNNING: set[str] = set()
+
+
+def _playing(owner: list) -> bool:
+    if owner[1] == os.getpid():
+        return len(owner) < 3 or owner[2] in _RUNNING
+    return _alive(owner[1])
 
 
 def _alive(pid: int) -> bool:
@@ -262,7 +276,7 @@ def sampler(seed: int, index: int):
 
 
 def draw(study, out: Path, lock: StudyLock, trials: int, tuning: Sequence[Tunable],
-         seed: int):
+         seed: int, token: str = ""):
     """(the next trial, its index), or None when `trials` are complete or
     being played. Holding the lock, counting and asking are one step for
     all the processes sharing the study."""
@@ -273,7 +287,7 @@ def draw(study, out: Path, lock: StudyLock, trials: int, tuning: Sequence[Tunabl
             return None
         study.sampler = sampler(seed, index)
         trial = study.ask(distributions(tuning))
-        trial.set_user_attr("owner", [socket.gethostname(), os.getpid()])
+        trial.set_user_attr("owner", [socket.gethostname(), os.getpid(), token])
         return trial, index
 
 
@@ -289,10 +303,12 @@ def tune(method: str, trials: int, frames: int, out: Path, task: list[str], seed
     check_out(out)
     make_out(out)
     lock = StudyLock(out)
+    token = secrets.token_hex(6)
+    _RUNNING.add(token)
     try:
         study = open_study(out, method, frames, base, seed, lock)
         stages = len(base.validation_stage_names())
-        while (drawn := draw(study, out, lock, trials, entry.tuning, seed)) is not None:
+        while (drawn := draw(study, out, lock, trials, entry.tuning, seed, token)) is not None:
             trial, index = drawn
             params = {t.name: trial.params[t.name] for t in entry.tuning}
             config = trial_config(method, task, params, frames)
@@ -316,6 +332,7 @@ def tune(method: str, trials: int, frames: int, out: Path, task: list[str], seed
         done = complete(study)
         playing = len(in_play(study)) - len(done)
     finally:
+        _RUNNING.discard(token)
         lock.close()
     if not done:
         return None
@@ -362,17 +379,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         # The study file failing under the tuning (locked past the wait by
         # another program, its disk full): one line, as for a bad file.
-        import sqlalchemy.exc
+        from evolution import tune_storage
 
-        if not isinstance(exc, sqlalchemy.exc.SQLAlchemyError):
+        cause = tune_storage.database_error(exc)
+        if cause is None:
             raise
-        print(f"evolution.tune: error: {storage_error(exc, args.out / STUDY_NAME, 0)}",
+        waited = tune_storage.LOCK_WAIT_SECONDS
+        print(f"evolution.tune: error: {storage_error(cause, args.out / STUDY_NAME, waited)}",
               file=sys.stderr)
         return 2
     finally:
         signal.signal(signal.SIGTERM, previous)
     if best is None:
-        print(f"no trial complete yet: the {args.trials} trials are being played by "
+        print(f"no trial complete yet: all {args.trials} of --trials are being played by "
               f"other processes sharing {args.out}; run the same command again when "
               f"they end to see the best")
         return 0

@@ -114,7 +114,7 @@ def _tables(path: Path, accepted: str) -> set[str]:
 
 
 def locked_message(path: Path, waited: float) -> str:
-    return (f"{path} is locked by another program (waited {waited:.0f} s); accepted: "
+    return (f"{path} is locked by another program (waited {round(waited, 1):g} s); accepted: "
             f"a study no other program holds locked (end that program, or choose "
             f"another --out)")
 
@@ -139,6 +139,20 @@ def open_storage(out: Path):
         raise StudyFileError(f"{path} cannot be opened as an Optuna study ({first}); "
                              f"accepted: the study.db that evolution.tune wrote there with "
                              f"this Optuna, or another --out") from None
+
+
+def database_error(exc: BaseException) -> BaseException | None:
+    """The database's own error behind `exc` (Optuna wraps some in its
+    StorageInternalError), or None when it is no database error."""
+    import sqlalchemy.exc
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, (sqlalchemy.exc.SQLAlchemyError, sqlite3.Error)):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def storage_error(exc: Exception, path: Path, waited: float) -> StudyFileError:

@@ -114,3 +114,32 @@ def test_a_study_another_program_holds_locked_is_waited_for_then_refused(
     # Released, the same study is taken.
     done = tune(out)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_study_locked_by_another_program_during_a_trial_ends_in_one_line(
+        tmp_path, monkeypatch):
+    out = tmp_path / "locked-later"
+    monkeypatch.setattr(tune_storage, "LOCK_WAIT_SECONDS", 0.5)
+    held = []
+    score_of = tune_module.score_of
+
+    def locking_then_scoring(logbook, stages):
+        # Another program takes the study while the trial is played.
+        holder = sqlite3.connect(out / "study.db", isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        held.append(holder)
+        return score_of(logbook, stages)
+
+    monkeypatch.setattr(tune_module, "score_of", locking_then_scoring)
+    try:
+        line = one_line(tune(out))
+    finally:
+        for holder in held:
+            holder.execute("ROLLBACK")
+            holder.close()
+    assert held and "study.db is locked by another program (waited 0.5 s)" in line, line
+    # The trial left unfinished is played again by the next start.
+    monkeypatch.setattr(tune_module, "score_of", score_of)
+    done = tune(out)
+    assert done.returncode == 0, done.stderr
+    assert "(#1)" in done.stdout
