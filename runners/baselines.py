@@ -9,6 +9,10 @@
 
 Columns: stage, agent, progress (% of the way from start to goal), rings
 collected, frames played, why the episode ended, total reward.
+
+Bad input (an unknown stage or agent, a profile that cannot be read or
+built) is one line on stderr and exit status 2, found before any episode
+is played; an episode that fails is exit status 1.
 """
 from __future__ import annotations
 
@@ -27,8 +31,9 @@ from speednik.stages import (
 
 from runners.agents import BASELINES
 from runners.cli import OneLineParser
+from runners.episode import resolve_stage
 from runners.parallel import RunnerConfig, run_episodes
-from runners.replay import completion_lines
+from runners.replay import STAGES_ACCEPTED, completion_lines
 from runners.result import EpisodeResult
 
 HEADERS = ("stage", "agent", "progress", "rings", "frames", "done", "reward")
@@ -135,6 +140,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--summary plays its own stages (gen:DIFFICULTY:"
                          f"{SUMMARY_SEEDS}); leave out --stage")
         stages = [s for d in DIFFICULTIES for s in expand_stages([f"gen:{d}:{SUMMARY_SEEDS}"])]
+    # Each profile is read and built before any episode: a bad one is bad
+    # input (exit 2), not an episode that failed.
+    for stage in dict.fromkeys(s for s in stages if s.endswith(".toml")):
+        try:
+            resolve_stage(stage)
+        except (ValueError, KeyError, OSError) as e:
+            message = str(e)
+            parser.error(message if "accepted" in message else f"{message}; {STAGES_ACCEPTED}")
     pairs = [(agent, stage) for stage in stages for agent in agents]
     try:
         results = run_episodes(pairs, RunnerConfig(max_steps=args.max_steps),
