@@ -54,8 +54,7 @@ from runners.archive_file import ARCHIVE_NAME, ArchiveFileError
 REFRESH_MS = 1000
 ALL = "all methods"
 TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
-          "stages": "stages", "generation": "generation (or frames of the budget)",
-          "best": "best fitness",
+          "stages": "stages", "generation": "generation", "best": "best fitness",
           "held_out": "held-out", "validation": "validation", "frames": "frames",
           "status": "status", "updated": "updated"}
 # Number formats by column (a Bokeh model belongs to one document: each
@@ -233,7 +232,7 @@ class Page:
         self.fitness.title.text = f"fitness: {run.name}"
         settings = json.dumps(run.settings, indent=1, default=str)
         gens = log.get("gen", [])
-        done = f"{held['generation']} generations"
+        done = f"{held['generation']} generations" if gens else ""
         if run.settings.get("max_frames") is not None:
             done = (f"generation {int(gens[-1])}, " if gens else "") + held["generation"]
         self.detail.text = (f"<b>{html.escape(run.name)}</b>: "
