@@ -23,11 +23,15 @@ to the sources, so later processes start in about a second.
 from __future__ import annotations
 
 # How long the first use on a machine takes: `warm_up` compiling into an
-# empty cache, measured at 32 s and 37 s on a 2-core machine shared with
-# other work (benchmarks/bench_engine.py prints it as "first use"). The
+# empty cache. With the small functions inlined into their callers
+# (`jit.leaf_jit`) it takes longer than it did: on 2 cores,
+# benchmarks/bench_engine.py printed 85 s as "first use", a fresh clone
+# took 122 s, and a first `evolution.run` 2.5 minutes in all; on a
+# machine busy with other work, longer still. It happens once: the cache
+# beside the sources serves every later process until they change. The
 # command that loads the engine announces it; the docs refer to that
 # notice rather than repeat the figure.
-FIRST_COMPILE = "30 to 40 s on 2 cores"
+FIRST_COMPILE = "1 to 3 minutes on 2 cores, once per machine"
 
 from speednik.engine.batch import BatchResults, run_policy_batch, warm_up
 from speednik.engine.lowering import CompiledStage, compiled_stage
