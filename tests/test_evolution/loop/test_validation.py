@@ -35,8 +35,8 @@ def test_validation_changes_only_the_genome_the_run_gives(tmp_path):
     plain = evolve(config(), tmp_path / "plain")
     checked = evolve(config(validation_stages=VALIDATION), tmp_path / "checked")
     # The training columns are the same; the held-out test plays the
-    # genome the run gives, so its columns may differ.
-    held = ("test_goals", "test_progress")
+    # genome the run gives, and best is its fitness, so they may differ.
+    held = ("test_goals", "test_progress", "best")
     assert rows(tmp_path / "checked", drop=("seconds", "val_goals", "val_progress", *held)) \
         == rows(tmp_path / "plain", drop=("seconds", *held))
     # A run without validation writes no validation columns at all.
@@ -173,7 +173,8 @@ def test_cma_validate_mean_offers_the_search_mean_and_changes_nothing_else(tmp_p
     offered.clear()
     evolve(config(validation_stages=VALIDATION, **cmaes(0)), tmp_path / "without")
     assert not any(np.array_equal(c, mean) for c in offered[-1][1])
-    held = ("val_goals", "val_progress", "test_goals", "test_progress")
+    # best is the fitness of the genome validation chose, which may be the mean.
+    held = ("val_goals", "val_progress", "test_goals", "test_progress", "best")
     assert rows(tmp_path / "run", drop=("seconds", *held)) \
         == rows(tmp_path / "without", drop=("seconds", *held))
     assert np.array_equal(load_checkpoint(tmp_path / "without").search["arrays"]["centroid"],
