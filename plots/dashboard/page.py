@@ -57,6 +57,11 @@ TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
           "stages": "stages", "generation": "generation", "best": "best fitness",
           "held_out": "held-out", "validation": "validation", "frames": "frames",
           "status": "status", "updated": "updated"}
+# Column widths (px, of the table's 1250): room for "2,000,000 of 2,000,000
+# frames" and for a damaged run's status.
+WIDTHS = {"name": 190, "method": 80, "policy": 120, "stages": 120, "generation": 170,
+          "best": 80, "held_out": 70, "validation": 70, "frames": 90, "status": 180,
+          "updated": 80}
 # Number formats by column (a Bokeh model belongs to one document: each
 # page makes its own formatters).
 FORMATS = {"best": "0.000", "held_out": "0.0%", "validation": "0.0%", "frames": "0,0"}
@@ -397,9 +402,9 @@ def replay_html(run_dir: Path, settings: dict, stage: str, cell: str) -> str:
 
 def _column(name: str) -> TableColumn:
     if name in FORMATS:
-        return TableColumn(field=name, title=TITLES[name],
+        return TableColumn(field=name, title=TITLES[name], width=WIDTHS[name],
                            formatter=NumberFormatter(format=FORMATS[name]))
-    return TableColumn(field=name, title=TITLES[name])
+    return TableColumn(field=name, title=TITLES[name], width=WIDTHS[name])
 
 
 def _fractions(goals: list[float] | None, settings: dict, key: str) -> list[float]:

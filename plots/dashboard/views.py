@@ -529,9 +529,10 @@ def markdown_html(text: str) -> str:
             def row(cells: list[str], tag: str) -> str:
                 return "<tr>" + "".join(
                     f"<{tag} style='text-align:{align[k] if k < len(align) else 'left'};"
-                    f"padding:2px 8px'>{html.escape(c)}</{tag}>"
+                    f"padding:2px 8px;border-bottom:1px solid #ddd'>{html.escape(c)}</{tag}>"
                     for k, c in enumerate(cells)) + "</tr>"
-            out.append("<table class='compare-table' style='border-collapse:collapse'>"
+            out.append("<table class='compare-table' style='border-collapse:collapse;"
+                       "margin:4px 0 10px 0'>"
                        f"<thead>{row(head, 'th')}</thead><tbody>"
                        + "".join(row(r, "td") for r in body) + "</tbody></table>")
             continue
