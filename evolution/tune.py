@@ -27,8 +27,9 @@ trial is done holding a lock on OUT, so each process draws from its own
 seed, none draws a trial once `--trials` are complete or being played,
 and exactly `--trials` complete in all. A process that finds no trial left
 to start stops (printing the best complete so far) while others finish
-theirs. Which process plays which trial, and so the settings drawn after
-the first, depends on timing.
+theirs. The first ten trials (TPE's random start) have the settings one
+process alone draws; which process plays which, and the settings of later
+trials (drawn from the trials complete at the time), depend on timing.
 
 OUT/best.json holds the best settings found, as `evolution.run --settings`
 and `evolution.compare --settings` read them.

@@ -183,11 +183,18 @@ class StudyLock:
             self._fcntl = None
             return
         self._fcntl = fcntl
+        self._out = out
         self._fd = os.open(out, os.O_RDONLY)
 
     def __enter__(self) -> StudyLock:
         if self._fd is not None:
-            self._fcntl.flock(self._fd, self._fcntl.LOCK_EX)
+            try:
+                self._fcntl.flock(self._fd, self._fcntl.LOCK_EX)
+            except OSError as exc:
+                raise StudyFileError(
+                    f"--out {self._out} cannot be locked ({exc.strerror or exc}), so "
+                    f"processes sharing it could play a trial twice; accepted: a folder "
+                    f"on a file system with flock (a local disk)") from None
         return self
 
     def __exit__(self, *exc) -> None:
