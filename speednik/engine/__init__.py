@@ -27,11 +27,12 @@ from __future__ import annotations
 # (`jit.leaf_jit`) it takes longer than it did: on 2 cores,
 # benchmarks/bench_engine.py printed 85 s as "first use", a fresh clone
 # took 122 s, and a first `evolution.run` 2.5 minutes in all; on a
-# machine busy with other work, longer still. It happens once: the cache
-# beside the sources serves every later process until they change. The
-# command that loads the engine announces it; the docs refer to that
-# notice rather than repeat the figure.
-FIRST_COMPILE = "1 to 3 minutes on 2 cores, once per machine"
+# machine busy with other work, longer still (11 minutes of wall time,
+# some 2.5 of them on the CPU, with a load of 7 on 2 cores). It happens
+# once: the cache beside the sources serves every later process until
+# they change. The command that loads the engine announces it; the docs
+# refer to that notice rather than repeat the figure.
+FIRST_COMPILE = "1 to 3 minutes on 2 idle cores, once per machine"
 
 from speednik.engine.batch import BatchResults, run_policy_batch, warm_up
 from speednik.engine.lowering import CompiledStage, compiled_stage

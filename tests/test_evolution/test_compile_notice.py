@@ -16,7 +16,7 @@ def test_the_notice_gives_the_first_compile_in_minutes_once_per_machine(capsys):
     line = capsys.readouterr().out.strip()
     assert line.startswith("loading the compiled engine")
     assert f"(the first use on a machine compiles it: {FIRST_COMPILE})" in line
-    figure = re.fullmatch(r"(\d+) to (\d+) minutes on 2 cores, once per machine",
+    figure = re.fullmatch(r"(\d+) to (\d+) minutes on 2 idle cores, once per machine",
                           FIRST_COMPILE)
     assert figure, FIRST_COMPILE
     low, high = map(int, figure.groups())
