@@ -4,6 +4,7 @@ garbage, another database, or locked by another program) in one line,
 exit status 2, with nothing written and nothing changed."""
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -75,11 +76,12 @@ def a_folder_refusing_files(tmp_path: Path) -> Path:
 CASES = {
     "garbage": (garbage, "is not an SQLite database"),
     "damaged": (damaged, "is damaged"),
-    "another database": (another_database, "not an Optuna study (its tables: accounts)"),
+    "another database": (another_database, r"not an Optuna study \(its tables: accounts\)"),
     "a file": (a_file, "is a file; accepted: a folder"),
     "under a file": (under_a_file, "cannot be made"),
     "unwritable, new": (under_a_folder_refusing_folders, "cannot be made"),
-    "unwritable, existing": (a_folder_refusing_files, "study.db cannot be used"),
+    # Refused before trying when the user may not write there, on trying for root.
+    "unwritable, existing": (a_folder_refusing_files, r"is not writable|study.db cannot be used"),
 }
 
 
@@ -89,7 +91,7 @@ def test_an_out_that_cannot_hold_a_study_is_refused_in_one_line(case, tmp_path):
     out = make(tmp_path)
     before = snapshot(tmp_path)
     line = one_line(tune(out))
-    assert line.startswith("evolution.tune: error: ") and words in line, line
+    assert line.startswith("evolution.tune: error: ") and re.search(words, line), line
     assert snapshot(tmp_path) == before
 
 
