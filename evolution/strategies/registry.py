@@ -181,13 +181,22 @@ STRATEGIES: dict[str, StrategyEntry] = {
                      "Gaussian samples around a mean, centred-rank fitness shaping, "
                      "Adam with weight decay; best.json holds the mean",
         "evolution.strategies.openai_es:OpenAIES",
-        # Rounded from what evolution.tune found on the generalisation task
-        # (benchmarks/tuning.py). The earlier 0.1, 0.1, 0.005 let the mean
-        # walk in a few steps to a policy that stands still, where every
-        # sample scores the same and nothing is left to follow.
+        # The noise and weight decay are rounded from what evolution.tune
+        # found on the generalisation task at 150M frames
+        # (benchmarks/tuning.py; it found es_lr 0.00116). Adam moves every
+        # weight by about es_lr a generation, so what counts is es_lr
+        # against es_sigma: at a fiftieth (0.001) the mean of a run of 1M
+        # or 3M frames on hillside had barely moved from standing still;
+        # at a fifth (0.01) or more it walked, for some seeds within 10
+        # generations, to weights many sigmas long, where every sample
+        # plays alike and nothing is left to follow (so did the earlier
+        # 0.1, 0.1, 0.005). A tenth improved the mean at 3M and 10M
+        # frames for every seed tried (docs/openai_es_reference.md).
         settings=(
             StrategySetting("es_sigma", 0.05, 1e-6, 100.0, "noise standard deviation"),
-            StrategySetting("es_lr", 0.001, 1e-6, 10.0, "Adam's learning rate"),
+            StrategySetting("es_lr", 0.005, 1e-6, 10.0,
+                            "Adam's learning rate: about how far each weight of the mean "
+                            "moves a generation"),
             StrategySetting("es_weight_decay", 0.003, 0.0, 1.0,
                             "L2 weight decay coefficient"),
         ),
