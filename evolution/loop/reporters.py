@@ -150,8 +150,7 @@ class RunFiles(Reporter):
         if archive is not None:
             write_archive_file(self.run_dir / ARCHIVE_NAME, archive)
         best, fitness, summary = run.best(run.gen)
-        found = next((r["gen"] for r in run.logbook if r["max"] >= fitness), run.gen)
-        write_best(self.run_dir, run.config, best, fitness, summary, found,
+        write_best(self.run_dir, run.config, best, fitness, summary, run.found_in(fitness),
                    self.held_out.known(best),
                    None if run.validation is None else run.validation.origin())
         keep = list(run.population) + list(run.hall_of_fame)

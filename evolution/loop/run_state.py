@@ -117,6 +117,19 @@ class RunState:
         first = self.hall_of_fame[0]
         return first, first.fitness.values[0], self.evaluations.summary(first)
 
+    def found_in(self, fitness: float) -> int:
+        """The generation that made the genome `best` gives now: the one
+        validation chose it in; for a strategy's recommendation (an ES's
+        mean, remade every generation) the last; else the first whose
+        population reached `fitness`."""
+        if self.validation is not None and self.validation.chosen is not None:
+            origin = self.validation.origin() or {}
+            if "generation" in origin:
+                return int(origin["generation"])
+        elif self.strategy.recommend() is not None:
+            return self.gen
+        return next((r["gen"] for r in self.logbook if r["max"] >= fitness), self.gen)
+
     def recommended(self, gen: int) -> tuple[Any, float, dict]:
         """The strategy's recommendation, scored on generation `gen`'s
         stages. The loop scores it every generation (for the logbook's

@@ -57,6 +57,9 @@ def test_an_es_run_logs_the_fitness_of_the_mean_it_gives_as_best(tmp_path):
     header = list(csv_rows(tmp_path / "run")[0])
     assert header[:7] == ["gen", "evals", "min", "mean", "max", "std", "best"]
     assert float(csv_rows(tmp_path / "run")[-1]["best"]) == best["fitness"]
+    # The mean it gives is the last generation's, whatever generation's
+    # sample first scored as high.
+    assert best["found_in_generation"] == log[-1]["gen"]
 
 
 def test_the_mean_scored_each_generation_counts_in_the_frames_played(tmp_path):
