@@ -15,6 +15,15 @@ the scale of the reward does not matter); the gradient estimate
 is ascended with Adam, with L2 weight decay pulling theta towards zero.
 The mean is the genome the strategy recommends (best.json holds it).
 
+Adam moves each weight by about the learning rate a generation, whatever
+the gradient's size, and a policy that acts by the largest of weighted
+sums does the same at any scale of its weights: what a run does is set by
+`es_lr` against `es_sigma` (the default is a tenth of it). Equal fitness
+values share their mean rank, so a pair whose sides score the same moves
+nothing. benchmarks/openai_es_reference.py checks this update against
+pyribs' OpenAI-ES (docs/openai_es_reference.md): with the same noise the
+means agree to rounding as long as no two fitness values tie.
+
 Its random numbers come from a numpy generator of its own, seeded from the
 run's seed, whose state is checkpointed with theta and Adam's moments.
 """
