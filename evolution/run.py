@@ -24,7 +24,9 @@ from evolution.cli.resume import config_for_resume
 from evolution.cli.run_memory import check_memory
 from evolution.cli.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
 from evolution.cli.run_lines import ClusterLines, format_time, make_reporter, policy_words, where_it_runs
+from evolution.cli.config_file import config_path, with_config_file
 from evolution.cli.run_options import build_parser, config_from_args
+from evolution.config_file import CONFIG_TOML_NAME, read_config_file
 from evolution.cli.run_stages import check_stages_load
 from evolution.cli.settings_file import SettingsFileError, expand_settings
 from runners.result import ending
@@ -85,13 +87,19 @@ def _error(message: str, status: int = EXIT_USAGE) -> int:
 
 def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        argv = expand_settings(sys.argv[1:] if argv is None else argv)
-    except SettingsFileError as exc:
+        # The --config file's method, which a --settings file must match.
+        path = config_path(argv)
+        held = read_config_file(path).get("algorithm") if path is not None else None
+        argv = expand_settings(argv, None if held is None else (path, held))
+    except (SettingsFileError, ConfigError) as exc:
         return _error(str(exc))
     args = parser.parse_args(argv)
     note = None
     try:
+        # The file's settings where the command line gives none.
+        args = with_config_file(args)
         if args.resume is not None:
             run_dir = Path(args.resume)
             if run_dir.is_dir():
@@ -153,7 +161,9 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
         print(f"interrupted after generation {outcome.generations}; "
               f"continue with: {_python()} -m evolution.run --resume {run_dir}")
     print(f"run directory: {run_dir}")
-    print(f"  {CONFIG_NAME}, {LOGBOOK_NAME}, {CHECKPOINT_NAME}, {BEST_NAME}")
+    print(f"  {CONFIG_NAME}, {CONFIG_TOML_NAME} (plays the run again: --config "
+          f"{run_dir / CONFIG_TOML_NAME} --out NEW_DIR), {LOGBOOK_NAME}, "
+          f"{CHECKPOINT_NAME}, {BEST_NAME}")
     print(f"best fitness {outcome.best_fitness:.3f}, progress "
           f"{100 * best['progress']:.1f}%, reached the goal on every stage: "
           f"{'yes' if best['all_goals'] else 'no'}")

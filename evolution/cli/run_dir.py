@@ -17,6 +17,7 @@ from evolution.loop.checkpoint import (
     load_checkpoint,
 )
 from evolution.config import ConfigError, EvolutionConfig
+from evolution.config_file import CONFIG_TOML_NAME
 from evolution.loop.method_file import METHOD_NAME
 from evolution.loop.outputs import (
     BEST_NAME,
@@ -77,7 +78,8 @@ def new_run_dir(args: argparse.Namespace, config: EvolutionConfig,
 # What a run writes once its generation 0 is done, before its first
 # checkpoint: a run killed (SIGKILL, a node lost) in between leaves these
 # and nothing to resume.
-UNSAVED_START = {CONFIG_NAME, LOGBOOK_NAME, BEST_NAME, STAGE_COPIES, METHOD_NAME, ARCHIVE_NAME}
+UNSAVED_START = {CONFIG_NAME, CONFIG_TOML_NAME, LOGBOOK_NAME, BEST_NAME, STAGE_COPIES,
+                 METHOD_NAME, ARCHIVE_NAME}
 
 
 def is_unsaved_start(run_dir: Path, entries: list[str]) -> bool:

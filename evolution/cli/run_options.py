@@ -8,7 +8,14 @@ from dataclasses import fields
 from pathlib import Path
 
 from evolution.config import STAGE_DRAWS, VALIDATION_WEIGHTS, ConfigError, EvolutionConfig
-from evolution.strategies.registry import STRATEGIES, all_settings, list_strategies, readers
+from evolution.strategies.registry import (
+    STRATEGIES,
+    all_settings,
+    get_strategy,
+    list_strategies,
+    readers,
+)
+from evolution.cli.config_file import with_config_file
 from runners.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.pool import MAX_WORKER_DEATHS
@@ -47,11 +54,33 @@ def build_parser() -> argparse.ArgumentParser:
             help = f"{help} (default: {' '.join(shown) if isinstance(shown, tuple) else shown})"
         target.add_argument(*names, default=None, help=help, **kw)
 
-    target = p
+    # The options in groups, as a configuration file has them in tables
+    # (`evolution.config_file.TABLES`), the method's own under its name.
+    task = p.add_argument_group(
+        "the task", "what the policies play and see ([task] in a --config file)")
+    policy = p.add_argument_group("the policy", "[policy] in a --config file")
+    method = p.add_argument_group(
+        "the method", "the search and its population ([method] in a --config file, "
+                      "with the method's own settings below)")
+    own = {name: p.add_argument_group(
+               f"--algorithm {name}'s own settings",
+               "[method] in a --config file; a setting read by several methods is "
+               "listed under the first")
+           for name in list_strategies() if get_strategy(name).settings}
+    budget = p.add_argument_group("the budget", "[budget] in a --config file")
+    where = p.add_argument_group("where and how it runs", "[run] in a --config file")
+    files = p.add_argument_group("its files")
+
+    target = budget
     opt("--generations", type=int,
         help="generations to run after the initial population "
              "(with --resume: the total to reach)")
-    opt("--population", type=int, help="genomes per generation")
+    opt("--max-frames", type=int, metavar="N",
+        help="stop once the search has played N frames (the generation that reaches "
+             "them is finished; held-out and validation episodes are not counted), "
+             "or at --generations, whichever comes first: an equal budget for "
+             "comparing search methods (default: no limit)")
+    target = task
     opt("--stage", dest="stages", nargs="+", metavar="NAME", default_of="stages",
         help="stage(s) to evolve on: built-in names (hillside, pipeworks, skybridge), "
              ".toml profile paths (a copy of each is kept in the run directory) or "
@@ -85,6 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--observation",
         help="what the policy sees: " + "; ".join(
             f"'{e.name}' ({e.size} values: {e.description})" for e in OBSERVATIONS.values()))
+    opt("--max-steps", type=int, help="frames per episode before it ends as a timeout")
+    opt("--stall-frames", type=int,
+        help="end an episode as stalled after this many frames without new "
+             "progress (0: never)")
+    opt("--action-repeat", type=int, metavar="K",
+        help="the policy decides every K frames and holds its action in between "
+             "(jump stays held, it is not pressed again); observing and deciding are "
+             "most of a frame's cost, so episodes play faster")
+    target = policy
     opt("--policy", choices=list_policies(),
         help="the policy family: " + "; ".join(
             f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values())
@@ -94,15 +132,22 @@ def build_parser() -> argparse.ArgumentParser:
         for setting in family.settings:
             opt(f"--{setting.name}", type=int, metavar=setting.name[0].upper(),
                 help=f"{setting.help} of --policy {family.name}")
+    target = method
     opt("--algorithm", choices=list_strategies(),
         help="the search: " + "; ".join(
             f"'{e.name}' ({e.summary})" for e in STRATEGIES.values()))
+    opt("--population", type=int, help="genomes per generation")
+    opt("--hall-of-fame", type=int, metavar="N",
+        help="best genomes ever scored that the run keeps: the first is the genome "
+             "it gives without validation stages, all are validation's candidates, "
+             "and the GA's --elite is taken from them")
     for name, (entries, setting) in all_settings().items():
-        target.add_argument(
+        own[entries[0].name].add_argument(
             setting.flag, dest=setting.name, type=int if setting.whole else float,
             default=None, metavar="X",
             help=f"{setting.help}, a setting of {readers(name)} (default: "
                  f"{setting.default:g}; from {setting.minimum:g} to {setting.maximum:g})")
+    target = where
     opt("--seed", type=int, help="the one seed every random choice flows from")
     opt("--engine", choices=ENGINES,
         help="what runs the episodes: 'compiled' (the Numba engine, tens of times "
@@ -121,43 +166,34 @@ def build_parser() -> argparse.ArgumentParser:
              "Results are the same as without; needs the 'cluster' extra. Not kept "
              "by --resume: give it again to continue on a cluster (default: none, "
              "this process)")
-    opt("--max-steps", type=int, help="frames per episode before it ends as a timeout")
-    opt("--stall-frames", type=int,
-        help="end an episode as stalled after this many frames without new "
-             "progress (0: never)")
-    opt("--action-repeat", type=int, metavar="K",
-        help="the policy decides every K frames and holds its action in between "
-             "(jump stays held, it is not pressed again); observing and deciding are "
-             "most of a frame's cost, so episodes play faster")
+    opt("--checkpoint-every", type=int,
+        help="write the checkpoint every N generations (and at the end, on Ctrl-C "
+             "and on SIGTERM)")
+    target = files
+    files.add_argument(
+        "--config", metavar="FILE.toml",
+        help="the run's settings from a TOML file (tables [task], [policy], [method], "
+             "[budget], [run]; keys named as in config.json): a preset of configs/, or "
+             "the config.toml a run writes, which plays that run again. An option typed "
+             "here overrides the file's, wherever it stands; --out is not in a file")
     opt("--out", help="run directory, new or empty (default: runs/<stage>-seed<seed>, "
                       "numbered -2, -3, ... when taken)")
     opt("--resume", metavar="RUN_DIR",
         help="continue a run from its checkpoint with the settings it holds: "
              "--generations (the total to reach), --workers, --checkpoint-every, "
              "--engine and --scheduler may change; any other setting given (a "
-             "requeued command line repeats them all, --out RUN_DIR included) must "
-             "equal the checkpoint's")
-    opt("--max-frames", type=int, metavar="N",
-        help="stop once the search has played N frames (the generation that reaches "
-             "them is finished; held-out and validation episodes are not counted), "
-             "or at --generations, whichever comes first: an equal budget for "
-             "comparing search methods (default: no limit)")
-    opt("--checkpoint-every", type=int,
-        help="write the checkpoint every N generations (and at the end, on Ctrl-C "
-             "and on SIGTERM)")
-    opt("--hall-of-fame", type=int, metavar="N",
-        help="best genomes ever scored that the run keeps: the first is the genome "
-             "it gives without validation stages, all are validation's candidates, "
-             "and the GA's --elite is taken from them")
-    p.add_argument("--settings", metavar="FILE",
-                   help="a search method's settings from a file (the best.json of "
-                        "python -m evolution.tune), as if typed where --settings stands; "
-                        "it sets --algorithm when that is not given")
-    p.add_argument("--quiet", action="store_true", help="print only the final summary")
-    p.add_argument("--no-plots", action="store_true",
-                   help="do not draw fitness.png at the end (it takes a second or two "
-                        "in a child process; draw it later with python -m plots "
-                        "fitness RUN_DIR)")
+             "requeued command line repeats them all, --out RUN_DIR included, and a "
+             "--config file's count as given) must equal the checkpoint's")
+    files.add_argument("--settings", metavar="FILE",
+                       help="a search method's settings from a file (the best.json of "
+                            "python -m evolution.tune), as if typed where --settings "
+                            "stands; it sets --algorithm when neither the command line "
+                            "nor --config gives it")
+    files.add_argument("--quiet", action="store_true", help="print only the final summary")
+    files.add_argument("--no-plots", action="store_true",
+                       help="do not draw fitness.png at the end (it takes a second or two "
+                            "in a child process; draw it later with python -m plots "
+                            "fitness RUN_DIR)")
     return p
 
 
@@ -200,6 +236,9 @@ def given_settings(args: argparse.Namespace) -> dict:
 
 
 def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
+    """The run configuration of a command line: its --config file's
+    settings with those typed on the line over them."""
+    args = with_config_file(args)
     config = EvolutionConfig(**given_settings(args))
     # A policy family's setting given with a family that has none such
     # would do nothing: refused, as a strategy's setting given to another is.

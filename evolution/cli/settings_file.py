@@ -91,12 +91,13 @@ def settings_flags(settings: dict) -> list[str]:
     return out
 
 
-def expand_settings(argv: list[str]) -> list[str]:
+def expand_settings(argv: list[str], config: tuple[str, str] | None = None) -> list[str]:
     """A command line with `--settings FILE` replaced by the file's
     settings as options, where it stood (so an option typed after it
-    wins), and `--algorithm` added from the file when not given;
-    SettingsFileError when the file is unreadable or names another
-    method than --algorithm."""
+    wins), and `--algorithm` added from the file when neither the line
+    nor its --config file (`config`: (its path, the algorithm it names))
+    gives it; SettingsFileError when the file is unreadable or names
+    another method than --algorithm."""
     argv = list(argv)
     for i, word in enumerate(argv):
         if word == "--settings" or word.startswith("--settings="):
@@ -112,8 +113,14 @@ def expand_settings(argv: list[str]) -> list[str]:
             if given is not None and given != method:
                 raise SettingsFileError(f"{path} holds settings of --algorithm {method}, "
                                         f"not of --algorithm {given}")
-            head = [] if given is not None else ["--algorithm", method]
-            return expand_settings(argv[:i] + head + settings_flags(settings) + argv[end:])
+            if given is None and config is not None and config[1] != method:
+                raise SettingsFileError(
+                    f"{path} holds settings of --algorithm {method}, not of algorithm "
+                    f"{config[1]!r} of {config[0]}; give --algorithm {method} to run it "
+                    f"instead, or a settings file of {config[1]}")
+            head = [] if given is not None or config is not None else ["--algorithm", method]
+            return expand_settings(argv[:i] + head + settings_flags(settings) + argv[end:],
+                                   config)
     return argv
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from evolution.config import EvolutionConfig
+from evolution.config_file import CONFIG_TOML_NAME, config_toml
 from evolution.loop.generation import LOGBOOK_HEADER, OPTIONAL_COLUMNS
 from evolution.numeric_env import numeric_environment
 from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
@@ -56,7 +57,7 @@ def package_versions() -> dict[str, str]:
 
 def write_config(run_dir: Path, config: EvolutionConfig,
                  numeric: dict[str, Any] | None = None) -> None:
-    """config.json; `numeric` is the numeric environment the run started
+    """config.json and config.toml; `numeric` is the numeric environment the run started
     in (this process's when not given): a resumed run keeps the record of
     its first start."""
     atomic_write_json(Path(run_dir) / CONFIG_NAME, {
@@ -66,6 +67,8 @@ def write_config(run_dir: Path, config: EvolutionConfig,
         "versions": package_versions(),
         "numeric": numeric or numeric_environment(),
     })
+    # The same settings as a file that plays the run again (--config).
+    atomic_write_text(Path(run_dir) / CONFIG_TOML_NAME, config_toml(config))
 
 
 def read_config_data(run_dir: str | os.PathLike) -> dict[str, Any]:
