@@ -7,7 +7,8 @@ each given the same budget of frames played.
         --test-stage gen:medium:1000-1099 --observation terrain
 
 Everything after `--` is the task: `evolution.run` options every run
-shares; `--settings FILE` (one per method, as `evolution.tune` writes
+shares (or a file of them, `--task configs/compare-task.toml`, which the
+options after `--` override); `--settings FILE` (one per method, as `evolution.tune` writes
 them) gives a method its tuned settings. Every method's task is checked
 before any run starts. Each method and seed is one `evolution.run` into
 OUT/METHOD-seedS, stopped by `--max-frames`; a run directory that exists
@@ -47,6 +48,7 @@ from typing import Sequence
 
 import numpy as np
 
+from evolution.cli.config_file import file_task_settings, settings_set_by, task_with_file
 from evolution.cli.run_options import build_parser as run_parser
 from evolution.cli.run_options import config_from_args
 from evolution.cli.settings_file import SettingsFileError, read_settings, settings_flags
@@ -117,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="python -m evolution.compare", error_name="evolution.compare",
         usage="%(prog)s --methods M [M ...] --seeds S [S ...] --frames N --out DIR "
-              "[--jobs J] [--settings FILE ...] -- [evolution.run options of the task]",
+              "[--jobs J] [--settings FILE ...] [--task FILE.toml] "
+              "[-- evolution.run options of the task]",
         description="Run several search methods on one task, each seed of each with the "
                     "same budget of frames played, and print how they did.",
         epilog="exit status: 0 done; 1 a run failed; 2 bad input; 130 Ctrl-C, 143 SIGTERM "
@@ -137,6 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tuned settings, one file per method (the best.json of "
                         "python -m evolution.tune); a method without one runs with its "
                         "defaults")
+    p.add_argument("--task", dest="task_file", type=Path, metavar="FILE.toml",
+                   help="the task as a file of evolution.run settings (configs/"
+                        "compare-task.toml, say); options after -- override it. It "
+                        "leaves out what the comparison sets for each run: algorithm "
+                        "and a method's settings, seed, max_frames, generations")
     p.add_argument("task", nargs="*", metavar="-- RUN_OPTION",
                    help="after --: the evolution.run options every run shares")
     return p
@@ -167,6 +175,20 @@ def check_task(task: list[str], methods: Sequence[str], seed: int, frames: int,
             raise CompareError(f"the task with --algorithm {method}: {message}") from None
         except ConfigError as exc:
             raise CompareError(f"the task with --algorithm {method}: {exc}") from None
+
+
+def check_task_file(task: list[str]) -> None:
+    """A task's --config file (--task) holds none of what the comparison
+    sets for each run; CompareError naming them and the file."""
+    found = file_task_settings(task)
+    if found is None:
+        return
+    path, settings = found
+    clash = settings_set_by(settings, OWN_OPTIONS)
+    if clash:
+        raise CompareError(
+            f"{path}: {', '.join(clash)} are set by the comparison for each run "
+            f"(--methods, --settings, --seeds, --frames); leave them out of the task file")
 
 
 def check_budgets(out: Path, pairs: Sequence[tuple[str, int]], frames: int) -> None:
@@ -320,6 +342,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if clash:
         parser.error(f"{', '.join(clash)} are set by the comparison for each run; "
                      f"leave them out of the task")
+    try:
+        task = task_with_file(task, args.task_file)
+        check_task_file(task)
+    except (CompareError, ConfigError) as exc:
+        parser.error(str(exc))
     if args.frames < 1 or args.jobs < 1:
         parser.error("--frames and --jobs must be whole numbers >= 1")
     for name, values in (("--methods", args.methods), ("--seeds", args.seeds)):

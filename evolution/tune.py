@@ -6,7 +6,8 @@ stages only.
         --out runs/tune-openai-es -- --stage gen:medium:0-31 \\
         --validation-stage gen:medium:2000-2049 --observation stall
 
-Each trial is one `evolution.run` of the task with the settings Optuna's
+The task may be a file of those options (`--task configs/tune-task.toml`),
+which options after `--` override. Each trial is one `evolution.run` of the task with the settings Optuna's
 TPE sampler proposes, stopped after `--frames` frames (its `--max-frames`),
 into OUT/trials/NNNN. Its score is the validation completion of the genome
 the run chose (the fraction of validation stages it finishes, plus a
@@ -49,6 +50,7 @@ from pathlib import Path
 from typing import Sequence
 
 from evolution.config import ConfigError
+from evolution.cli.config_file import file_task_settings, settings_set_by, task_with_file
 from evolution.cli.run_options import RESUMABLE, config_from_args
 from evolution.cli.run_options import build_parser as run_parser
 from evolution.cli.settings_file import settings_flags, write_settings
@@ -77,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="python -m evolution.tune", error_name="evolution.tune",
         usage="%(prog)s --method M --trials N --frames F --out DIR [--seed S] "
-              "-- [evolution.run options of the task]",
+              "[--task FILE.toml] [-- evolution.run options of the task]",
         description="Tune a search method's own settings with Optuna: each trial is a "
                     "run of F frames on the task's training stages, scored on its "
                     "validation stages.",
@@ -93,6 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the study (study.db), the trials' runs and best.json go")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the sampler (default 0); the runs use the task's --seed")
+    p.add_argument("--task", dest="task_file", type=Path, metavar="FILE.toml",
+                   help="the task as a file of evolution.run settings (configs/"
+                        "tune-task.toml, say); options after -- override it. It leaves "
+                        "out what each trial sets: algorithm and the method's settings, "
+                        "max_frames, generations")
     p.add_argument("task", nargs="*", metavar="-- RUN_OPTION",
                    help="after --: the evolution.run options of the task, with "
                         "--validation-stage")
@@ -110,6 +117,13 @@ def check_task(method: str, task: list[str]):
     if clash:
         raise TuneError(f"{', '.join(clash)} are set by the tuning for each trial; "
                         f"leave them out of the task")
+    found = file_task_settings(task)
+    if found is not None:
+        clash = settings_set_by(found[1], OWN_OPTIONS)
+        if clash:
+            raise TuneError(f"{found[0]}: {', '.join(clash)} are set by the tuning for "
+                            f"each trial (--method, --frames); leave them out of the "
+                            f"task file")
     config = trial_config(method, task, {}, frames=1)
     if not config.validation_stages:
         raise TuneError("the task has no --validation-stage: a trial is scored on "
@@ -368,8 +382,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        best = tune(args.method, args.trials, args.frames, args.out, list(args.task),
-                    args.seed)
+        best = tune(args.method, args.trials, args.frames, args.out,
+                    task_with_file(list(args.task), args.task_file), args.seed)
     except (TuneError, StudyFileError, ConfigError) as exc:
         print(f"evolution.tune: error: {exc}", file=sys.stderr)
         return 2
