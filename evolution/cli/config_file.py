@@ -94,9 +94,8 @@ def settings_set_by(settings: dict, own_options: tuple[str, ...]) -> list[str]:
     """The file's settings that a command sets itself for each run (its
     OWN_OPTIONS, as options), named as the file names them; a method's
     own settings when the command sets --algorithm."""
-    from evolution.cli.run_options import option_name
-
-    names = {option_name(k): k for k in settings if k != "options"}
+    # The options a command sets are named as their settings (--max-frames).
+    names = {"--" + k.replace("_", "-"): k for k in settings if k != "options"}
     out = [names[o] for o in own_options if o in names]
     if "--algorithm" in own_options and settings.get("options"):
         out += list(settings["options"])
