@@ -16,27 +16,31 @@ from typing import Sequence
 
 from bokeh.layouts import column
 from bokeh.models import ColumnDataSource, Div, HoverTool, Legend, LegendItem
-from bokeh.palettes import Category10
 from bokeh.plotting import figure
 
+from plots.dashboard.charts import number_ticks, positive_only, run_colour, smooth
 from plots.dashboard.runs import Run, best_curve
 
 TITLE = "best fitness of the chosen runs"
 NAME = "compare-overlay"
-COLOURS = Category10[10]
 PICK_NOTE = "<p><i>pick runs to overlay their best-fitness curves</i></p>"
 
 
-def overlay_data(run: Run, frames: bool) -> dict[str, list]:
+def overlay_data(run: Run, frames: bool, smoothing: float = 0.0,
+                 log: bool = False) -> dict[str, list]:
     """A run's line: x generations (or frames played, where `frames` and
-    the run's logbook has them) and its best fitness, with its name for
-    the hover."""
-    log = run.logbook
-    x_name = "frames" if frames and log.get("frames") else "gen"
-    xs = list(log.get(x_name, []))
-    best = best_curve(log)
-    best = best + [math.nan] * (len(xs) - len(best))
-    return {"x": xs, "best": best[:len(xs)], "run": [run.name] * len(xs)}
+    the run's logbook has them) and its best fitness smoothed (`charts.smooth`;
+    `raw` as logged), with its name for the hover; on a log axis, values
+    at or below 0 left out."""
+    book = run.logbook
+    x_name = "frames" if frames and book.get("frames") else "gen"
+    xs = list(book.get(x_name, []))
+    best = best_curve(book)
+    best = (best + [math.nan] * (len(xs) - len(best)))[:len(xs)]
+    shown = smooth(best, smoothing)
+    if log:
+        shown, _ = positive_only(shown)
+    return {"x": xs, "best": shown, "raw": best, "run": [run.name] * len(xs)}
 
 
 class Overlay:
@@ -46,41 +50,55 @@ class Overlay:
         self.layout = column(Div(text=PICK_NOTE), name="compare-box")
         self.names: tuple[str, ...] | None = None
         self.frames = False
+        self.log = False
         self.figure = None
         self.sources: list[ColumnDataSource] = []
 
-    def show(self, runs: Sequence[Run], frames: bool = False) -> None:
+    def show(self, runs: Sequence[Run], frames: bool = False, smoothing: float = 0.0,
+             log: bool = False) -> None:
         names = tuple(r.name for r in runs)
         if not names:
             if self.names != names:
                 self.layout.children = [Div(text=PICK_NOTE)]
                 self.names, self.figure, self.sources = names, None, []
             return
-        if names != self.names or frames != self.frames:
-            self._build(runs, frames)
+        if names != self.names or frames != self.frames or log != self.log:
+            self._build(runs, frames, smoothing, log)
             return
         for source, run in zip(self.sources, runs):
-            data = overlay_data(run, frames)
+            data = overlay_data(run, frames, smoothing, log)
             if data != dict(source.data):
                 source.data = data
 
-    def _build(self, runs: Sequence[Run], frames: bool) -> None:
-        self.names, self.frames = tuple(r.name for r in runs), frames
+    def _build(self, runs: Sequence[Run], frames: bool, smoothing: float,
+               log: bool) -> None:
+        self.names, self.frames, self.log = tuple(r.name for r in runs), frames, log
         fig = figure(height=420, width=1250, title=TITLE, name=NAME,
                      x_axis_label="frames played" if frames else "generation",
-                     y_axis_label="best fitness", tools="pan,wheel_zoom,box_zoom,reset")
+                     y_axis_label="best fitness" + (" (log; values <= 0 left out)"
+                                                    if log else ""),
+                     y_axis_type="log" if log else "linear",
+                     tools="pan,wheel_zoom,box_zoom,reset")
+        fig.xaxis.formatter = number_ticks()
+        if not log:
+            fig.yaxis.formatter = number_ticks()
         items, self.sources = [], []
-        for i, run in enumerate(runs):
-            source = ColumnDataSource(overlay_data(run, frames))
-            colour = COLOURS[i % len(COLOURS)]
-            dash = "solid" if i < len(COLOURS) else "dashed"
+        used: set[str] = set()
+        for run in runs:
+            source = ColumnDataSource(overlay_data(run, frames, smoothing, log))
+            # The run's own colour (as in every chart); dashed when another
+            # run picked has the same one.
+            colour = run_colour(run.name)
+            dash = "dashed" if colour in used else "solid"
+            used.add(colour)
             line = fig.line(x="x", y="best", source=source, line_width=2, color=colour,
                             line_dash=dash)
             dots = fig.scatter(x="x", y="best", source=source, size=4, color=colour)
             items.append(LegendItem(label=run.name, renderers=[line, dots]))
             self.sources.append(source)
-        fig.add_tools(HoverTool(tooltips=[("run", "@run"), ("x", "@x"),
-                                          ("best fitness", "@best{0.000}")]))
+        fig.add_tools(HoverTool(tooltips=[("run", "@run"), ("x", "@x{0,0}"),
+                                          ("best fitness", "@raw{0.000}"),
+                                          ("smoothed", "@best{0.000}")]))
         legend = Legend(items=items, click_policy="hide", title="runs (click to hide)",
                         label_text_font_size="9pt")
         fig.add_layout(legend, "right")

@@ -29,26 +29,42 @@ from bokeh.layouts import column, row
 from bokeh.models import (
     AllIndices,
     Button,
+    Checkbox,
     ColumnDataSource,
+    CustomJS,
     DataTable,
     Div,
+    HoverTool,
     MultiChoice,
     NumberFormatter,
     RadioButtonGroup,
     Select,
+    Slider,
+    StringFormatter,
     TableColumn,
     TextInput,
 )
 from bokeh.plotting import figure
 
 from evolution.loop.method_file import METHOD_NAME, read_method_file
-from evolution.loop.outputs import LOGBOOK_NAME, RunFileError
+from evolution.loop.outputs import CONFIG_NAME, LOGBOOK_NAME, RunFileError
 from plots import PlotError
 from plots.dashboard import views
+from plots.dashboard.address import REPLACE_JS, View, query, read_view
+from plots.dashboard.charts import SMOOTHING_MAX, number_ticks, positive_only, run_colour, smooth
+from plots.dashboard.study import StudyReadError, StudyView, read_study
 from plots.dashboard.archive_map import ArchiveMap, archive_cells
 from plots.dashboard.history import MethodHistory
 from plots.dashboard.overlay import Overlay
-from plots.dashboard.runs import COLUMNS, Run, RunsDir, best_curve, file_stamp, stage_count
+from plots.dashboard.runs import (
+    COLUMNS,
+    STUDY_FILE,
+    Run,
+    RunsDir,
+    best_curve,
+    file_stamp,
+    stage_count,
+)
 from runners.archive_file import ARCHIVE_NAME, ArchiveFileError
 
 REFRESH_MS = 1000
@@ -76,48 +92,76 @@ DRAWING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dashboard-drawin
 # drawing takes a tenth of a second or more of a core the run could use.
 PICTURE_SECONDS = 10.0
 NO_COMPARISON = "(none)"
+NO_STUDY = "(none)"
+# The curves of the run's fitness chart that the smoothing smooths (drawn
+# as "NAME_s"; the raw best is drawn faint behind its smoothed line).
+SMOOTHED = ("best", "max", "mean")
+# Sent to the browser as a file when a download button is pressed:
+# (button label, the run's file, the name it is saved as, its type).
+DOWNLOADS = (("download logbook (CSV)", LOGBOOK_NAME, "logbook.csv", "text/csv"),
+             ("download settings (JSON)", CONFIG_NAME, "config.json", "application/json"))
+DOWNLOAD_JS = """
+const d = cb_obj.data;
+if (!d.text || d.text.length === 0) { return; }
+const blob = new Blob([d.text[0]], {type: d.type[0]});
+const a = document.createElement("a");
+a.href = URL.createObjectURL(blob);
+a.download = d.file[0];
+document.body.appendChild(a);
+a.click();
+a.remove();
+setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+"""
 
 
 class Page:
     """The widgets of one document and how they follow the runs."""
 
-    def __init__(self, runs: RunsDir, doc: Document | None = None) -> None:
+    def __init__(self, runs: RunsDir, doc: Document | None = None,
+                 view: View | None = None) -> None:
         self.runs = runs
         self.doc = doc
         self.all_rows: list[dict[str, Any]] = []
         self.chosen: str | None = None
-        self.table_source = ColumnDataSource({c: [] for c in COLUMNS})
+        # The view the page's address asked for, applied at its first refresh.
+        self.asked = view if view is not None else View()
+        self.table_source = ColumnDataSource({c: [] for c in (*COLUMNS, "colour")})
         self.method = Select(title="method", value=ALL, options=[ALL], width=160)
         self.stage = TextInput(title="stage contains", value="", width=200)
         self.count = Div(text="")
         self.table = DataTable(
             source=self.table_source, sortable=True, index_position=None, width=1250,
             height=320, columns=[_column(c) for c in COLUMNS])
-        self.axis = RadioButtonGroup(labels=["generations", "frames played"], active=0)
-        self.curve_source = ColumnDataSource({c: [] for c in (*CURVES, "x")})
+        self.axis = RadioButtonGroup(labels=["generations", "frames played"],
+                                     active=1 if self.asked.frames else 0, name="x-axis")
+        # The fitness charts' controls (TensorBoard's): smoothing, log y.
+        self.smoothing = Slider(title="smoothing (0 = off)", start=0.0, end=SMOOTHING_MAX,
+                                step=0.01, value=0.0, width=250, name="smoothing")
+        self.log_y = Checkbox(label="log y (values at or below 0 are left out)",
+                              active=False, name="log-y")
+        self.chart_note = Div(text="", name="chart-note")
+        self.curve_source = ColumnDataSource(
+            {c: [] for c in (*CURVES, "x", *(f"{c}_s" for c in SMOOTHED))})
         self.test_source = ColumnDataSource({"x": [], "held_out": [], "validation": []})
-        self.fitness = figure(height=300, width=700, title="fitness",
-                              x_axis_label="generation", y_axis_label="fitness")
-        # "best" is the genome the run would hand back (the logbook's
-        # `best`); the others are the population's statistics.
-        self.fitness.varea(x="x", y1="min", y2="max", source=self.curve_source, alpha=0.2,
-                           legend_label="population min to max")
-        self.fitness.line(x="x", y="max", source=self.curve_source, line_width=1,
-                          color="steelblue", line_dash="dashed", legend_label="population max")
-        self.fitness.line(x="x", y="mean", source=self.curve_source, color="orange",
-                          legend_label="population mean")
-        self.fitness.line(x="x", y="best", source=self.curve_source, line_width=2,
-                          color="black", legend_label="best")
-        self.fitness.legend.location = "top_left"
-        self.fitness.legend.click_policy = "hide"
+        self.fitness = self.fitness_figure(log=False)
+        self.fitness_box = column(self.fitness)
         self.tests = figure(height=300, width=520, title="held-out and validation completion",
                             x_axis_label="generation", y_range=(-0.02, 1.02))
+        self.tests.xaxis.formatter = number_ticks()
         self.tests.scatter(x="x", y="held_out", source=self.test_source, size=6,
                            legend_label="held-out")
         self.tests.scatter(x="x", y="validation", source=self.test_source, size=6,
                            color="green", marker="square", legend_label="validation")
         self.tests.legend.location = "bottom_right"
         self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
+        self.download_source = ColumnDataSource({"file": [], "text": [], "type": [], "n": []})
+        self.download_source.js_on_change("data", CustomJS(code=DOWNLOAD_JS))
+        self.downloads = []
+        for label, file, saved, kind in DOWNLOADS:
+            button = Button(label=label, width=200, disabled=True,
+                            name=f"download-{saved}")
+            button.on_click(partial(self.on_download, file, saved, kind))
+            self.downloads.append(button)
         self.method_head = Div(text="", width=1250)
         self.archive_map = ArchiveMap(self.on_archive_cell)
         self.history = MethodHistory()
@@ -143,21 +187,37 @@ class Page:
                                  options=[NO_COMPARISON], width=400)
         self.comparison_view = Div(text="", width=1300)
         self.comparison_key: tuple | None = None
+        self.study_pick = Select(title="evolution.tune study", value=NO_STUDY,
+                                 options=[NO_STUDY], width=400, name="study")
+        self.study = StudyView()
+        self.study_key: tuple | None = None
+        # The page's address (?run=...&overlay=...), written into the
+        # browser's address bar whenever it changes.
+        self.address = TextInput(value=query(self.asked), visible=False, name="address")
+        self.address.js_on_change("value", CustomJS(code=REPLACE_JS))
 
         self.method.on_change("value", lambda attr, old, new: self.show_rows())
         self.stage.on_change("value", lambda attr, old, new: self.show_rows())
-        self.axis.on_change("active", lambda attr, old, new: (self.show_run(),
-                                                              self.show_compare()))
+        self.axis.on_change("active", lambda attr, old, new: self.on_chart_control())
+        self.smoothing.on_change("value",
+                                 lambda attr, old, new: self.on_chart_control())
+        self.log_y.on_change("active", lambda attr, old, new: self.on_log())
         self.table_source.selected.on_change("indices", self.on_select)
         self.replay_button.on_click(self.on_replay)
-        self.compare_pick.on_change("value", lambda attr, old, new: self.show_compare())
-        self.comparison.on_change("value", lambda attr, old, new: self.show_comparison())
+        self.compare_pick.on_change("value", lambda attr, old, new: (self.show_compare(),
+                                                                      self.write_address()))
+        self.comparison.on_change("value", lambda attr, old, new: (self.show_comparison(),
+                                                                    self.write_address()))
+        self.study_pick.on_change("value", lambda attr, old, new: (self.show_study(),
+                                                                   self.write_address()))
 
     def layout(self):
         return column(Div(text=f"<h2>Speednik Evolve: runs in "
                                f"{html.escape(str(self.runs.root))}</h2>"),
                       row(self.method, self.stage, self.count), self.table, self.detail,
-                      self.axis, row(self.fitness, self.tests),
+                      row(*self.downloads),
+                      row(self.axis, self.smoothing, self.log_y, self.chart_note),
+                      row(self.fitness_box, self.tests),
                       Div(text="<h3>the method's own</h3>"), self.method_head,
                       self.archive_map.figure, self.history.layout, self.method_view,
                       Div(text="<h3>replay</h3>"),
@@ -165,7 +225,90 @@ class Page:
                           self.replay_button), self.replay_view,
                       Div(text="<h3>compare runs</h3>"), self.compare_pick,
                       self.overlay.layout,
-                      self.comparison, self.comparison_view)
+                      self.comparison, self.comparison_view,
+                      Div(text="<h3>tuning studies</h3>"), self.study_pick, self.study.layout,
+                      self.address)
+
+    def fitness_figure(self, log: bool):
+        """The chosen run's fitness chart, on a linear or a log y axis (a
+        Bokeh figure's axis type is fixed: the page makes the other one)."""
+        fig = figure(height=300, width=700, title="fitness", x_axis_label="generation",
+                     y_axis_label="fitness", y_axis_type="log" if log else "linear",
+                     name="fitness")
+        fig.xaxis.formatter = number_ticks()
+        if not log:
+            fig.yaxis.formatter = number_ticks()
+        src = self.curve_source
+        # "best" is the genome the run would hand back (the logbook's
+        # `best`); the others are the population's statistics.
+        fig.varea(x="x", y1="min", y2="max", source=src, alpha=0.2,
+                  legend_label="population min to max")
+        fig.line(x="x", y="max_s", source=src, line_width=1, color="steelblue",
+                 line_dash="dashed", legend_label="population max")
+        fig.line(x="x", y="mean_s", source=src, color="orange",
+                 legend_label="population mean")
+        colour = run_colour(self.chosen) if self.chosen else "black"
+        raw = fig.line(x="x", y="best", source=src, line_width=1, color=colour, alpha=0.3)
+        best = fig.line(x="x", y="best_s", source=src, line_width=2, color=colour,
+                        legend_label="best")
+        self.best_lines = [raw, best]
+        fig.add_tools(HoverTool(renderers=[best], mode="vline", tooltips=[
+            ("x", "@x{0,0}"), ("best", "@best{0.000}"), ("best smoothed", "@best_s{0.000}"),
+            ("population max", "@max{0.000}"), ("population mean", "@mean{0.000}")]))
+        fig.legend.location = "top_left"
+        fig.legend.click_policy = "hide"
+        return fig
+
+    def on_chart_control(self) -> None:
+        self.show_run()
+        self.show_compare()
+        self.write_address()
+
+    def on_log(self) -> None:
+        self.fitness = self.fitness_figure(log=self.log_y.active)
+        self.fitness_box.children = [self.fitness]
+        self.show_run()
+        self.show_compare()
+
+    # -- the address -------------------------------------------------------------------
+
+    def view(self) -> View:
+        """What the page shows now, as its address names it."""
+        return View(run=self.chosen, overlay=tuple(self.compare_pick.value),
+                    study=None if self.study_pick.value == NO_STUDY else self.study_pick.value,
+                    comparison=(None if self.comparison.value == NO_COMPARISON
+                                else self.comparison.value),
+                    frames=self.axis.active == 1)
+
+    def write_address(self) -> None:
+        if self.asked is not None:
+            return                          # not yet the view asked for
+        text = query(self.view())
+        if self.address.value != text:
+            self.address.value = text
+
+    def apply_asked(self) -> None:
+        """The view the address asked for, once the runs are read."""
+        asked, self.asked = self.asked, None
+        if asked is None:
+            return
+        names = [r["name"] for r in self.all_rows]
+        if asked.run:
+            self.chosen = asked.run
+            if asked.run not in names:
+                self.detail.text = views.note(f"no run named {asked.run} under "
+                                              f"{self.runs.root} (yet)")
+            self.show_rows()
+            self.show_run()
+        if asked.overlay:
+            self.compare_pick.value = list(asked.overlay)
+        if asked.comparison and asked.comparison in self.comparison.options:
+            self.comparison.value = asked.comparison
+        if asked.study and asked.study in self.study_pick.options:
+            self.study_pick.value = asked.study
+        self.show_compare()
+        self.show_comparison()
+        self.show_study()
 
     # -- the table ---------------------------------------------------------------------
 
@@ -184,6 +327,12 @@ class Page:
         if list(self.comparison.options) != [NO_COMPARISON, *found]:
             self.comparison.options = [NO_COMPARISON, *found]
         self.show_comparison()
+        studies = [self.comparison_name(p) for p in self.runs.studies]
+        if list(self.study_pick.options) != [NO_STUDY, *studies]:
+            self.study_pick.options = [NO_STUDY, *studies]
+        self.show_study()
+        if self.asked is not None:
+            self.apply_asked()
 
     def shown_rows(self) -> list[dict[str, Any]]:
         want, text = self.method.value, self.stage.value.strip()
@@ -193,22 +342,24 @@ class Page:
     def show_rows(self) -> None:
         rows = self.shown_rows()
         data = {c: [r[c] for r in rows] for c in COLUMNS}
+        data["colour"] = [run_colour(name) for name in data["name"]]
         if data != dict(self.table_source.data):
             self.table_source.data = data
             # Bokeh's table redraws when its view changes, which new data of
             # as many rows as before does not do: a fresh filter (all rows,
             # as before) makes it.
             self.table.view.filter = AllIndices()
-            names = data["name"]
-            keep = [names.index(self.chosen)] if self.chosen in names else []
-            if list(self.table_source.selected.indices) != keep:
-                self.table_source.selected.indices = keep
+        names = data["name"]
+        keep = [names.index(self.chosen)] if self.chosen in names else []
+        if list(self.table_source.selected.indices) != keep:
+            self.table_source.selected.indices = keep
         self.count.text = f"<br>{len(rows)} of {len(self.all_rows)} runs"
 
     def on_select(self, attr, old, new) -> None:
         if new:
             self.chosen = self.table_source.data["name"][new[0]]
             self.show_run()
+            self.write_address()
 
     # -- the chosen run ----------------------------------------------------------------
 
@@ -224,7 +375,27 @@ class Page:
         xs = log.get(x_name, [])
         curves = {c: log.get(c, [math.nan] * len(xs)) for c in CURVES}
         curves["best"] = best_curve(log)
-        self.curve_source.data = {**curves, "x": xs}
+        for c in SMOOTHED:
+            curves[f"{c}_s"] = smooth(curves[c], self.smoothing.value)
+        note = ""
+        if self.log_y.active:
+            left_out = 0
+            for c in ("max", "mean", "min", "best", *(f"{c}_s" for c in SMOOTHED)):
+                curves[c], dropped = positive_only(curves[c])
+                left_out += dropped if c in SMOOTHED else 0
+            if left_out:
+                note = (f"<i>log y: {left_out} values at or below 0 are not drawn "
+                        f"(uncheck it to see them)</i>")
+        self.chart_note.text = note
+        data = {**curves, "x": xs}
+        if data != dict(self.curve_source.data):
+            self.curve_source.data = data
+        colour = run_colour(run.name)
+        for line in self.best_lines:
+            if line.glyph.line_color != colour:
+                line.glyph.line_color = colour
+        for button in self.downloads:
+            button.disabled = False
         held = run.row()
         tests = {"x": xs,
                  "held_out": _fractions(log.get("test_goals"), run.settings, "test_stages"),
@@ -362,7 +533,51 @@ class Page:
         runs write their logbooks."""
         runs = {r.name: r for r in self.runs.runs()}
         picked = [runs[n] for n in self.compare_pick.value if n in runs]
-        self.overlay.show(picked, frames=self.axis.active == 1)
+        self.overlay.show(picked, frames=self.axis.active == 1,
+                          smoothing=self.smoothing.value, log=self.log_y.active)
+
+    # -- downloads ---------------------------------------------------------------------
+
+    def on_download(self, file: str, saved: str, kind: str) -> None:
+        """The chosen run's `file`, as it is on disk, sent to the browser
+        to be saved as NAME-`saved` (read here: the server serves no file
+        of RUNS_DIR)."""
+        run = self.chosen_run()
+        if run is None:
+            return
+        try:
+            text = (run.path / file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            self.chart_note.text = views.note(f"{run.name}: {file} cannot be read ({e})")
+            return
+        name = run.name.replace("/", "-").replace("\\", "-") + "-" + saved
+        count = (self.download_source.data.get("n") or [0])[0] + 1
+        self.download_source.data = {"file": [name], "text": [text], "type": [kind],
+                                     "n": [count]}
+
+    # -- tuning studies ----------------------------------------------------------------
+
+    def show_study(self) -> None:
+        """The chosen evolution.tune study, read again (off the event
+        loop: fANOVA takes a moment) when its file changed."""
+        chosen = next((p for p in self.runs.studies
+                       if self.comparison_name(p) == self.study_pick.value), None)
+        key = None if chosen is None else (chosen, file_stamp(chosen / STUDY_FILE))
+        if key == self.study_key:
+            return
+        self.study_key = key
+        if chosen is None:
+            self.study.clear()
+            return
+
+        def shown(result) -> None:
+            if self.study_key != key:
+                return
+            if isinstance(result, str):
+                self.study.problem(result)
+            else:
+                self.study.show(result)
+        self.off_loop(shown, study_or_problem, chosen, self.runs.root)
 
     def comparison_name(self, path: Path) -> str:
         return str(path.relative_to(self.runs.root)) if path != self.runs.root else path.name
@@ -384,6 +599,16 @@ class Page:
         self.off_loop(shown, views.comparison_view, chosen)
 
 
+def study_or_problem(path: Path, root: Path):
+    """The study's data, or one line saying why it cannot be shown."""
+    try:
+        return read_study(path, root)
+    except StudyReadError as e:
+        return str(e)
+    except Exception as e:          # noqa: BLE001 (the page must say, not hang)
+        return f"{path.name}: the study cannot be shown: {type(e).__name__}: {e}"
+
+
 def guarded(work, *args) -> str:
     """`work(*args)`, or one line saying why it could not be drawn: a
     failure is shown in the page, never lost on the drawing thread."""
@@ -401,6 +626,10 @@ def replay_html(run_dir: Path, settings: dict, stage: str, cell: str) -> str:
 
 
 def _column(name: str) -> TableColumn:
+    if name == "name":              # in the run's colour, as in every chart
+        return TableColumn(field=name, title=TITLES[name], width=WIDTHS[name],
+                           formatter=StringFormatter(text_color="colour",
+                                                     font_style="bold"))
     if name in FORMATS:
         return TableColumn(field=name, title=TITLES[name], width=WIDTHS[name],
                            formatter=NumberFormatter(format=FORMATS[name]))
@@ -421,10 +650,12 @@ def make_document(root: Path):
     runs = RunsDir(root)
 
     def build(doc: Document) -> None:
-        page = Page(runs, doc)
+        arguments = doc.session_context.request.arguments if doc.session_context else {}
+        page = Page(runs, doc, read_view(arguments, [r.name for r in runs.runs()]))
         page.refresh()
         doc.title = "Speednik Evolve dashboard"
         doc.add_root(page.layout())
+        doc.add_root(page.download_source)
         doc.add_periodic_callback(page.refresh, REFRESH_MS)
 
     return build

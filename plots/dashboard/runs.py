@@ -20,6 +20,7 @@ from typing import Any
 
 from evolution.loop.checkpoint import CHECKPOINT_NAME
 from evolution.loop.outputs import CONFIG_NAME, LOGBOOK_NAME
+from evolution.tune_storage import STUDY_NAME as STUDY_FILE
 from plots.methods import COMPARE_NAME
 from speednik.stages import StageSetError, expand_stages
 
@@ -250,18 +251,22 @@ class RunsDir:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._cache: dict[Path, tuple[tuple, Run]] = {}
-        # The `evolution.compare` output directories the last walk found.
+        # The `evolution.compare` and `evolution.tune` output directories
+        # the last walk found.
         self.comparisons: list[Path] = []
+        self.studies: list[Path] = []
 
     def run_dirs(self) -> list[Path]:
-        found, comparisons = [], []
+        found, comparisons, studies = [], [], []
         for folder, dirs, files in os.walk(self.root):
             dirs.sort()
             if CONFIG_NAME in files or LOGBOOK_NAME in files:
                 found.append(Path(folder))
             if COMPARE_NAME in files:
                 comparisons.append(Path(folder))
-        self.comparisons = comparisons
+            if STUDY_FILE in files:
+                studies.append(Path(folder))
+        self.comparisons, self.studies = comparisons, studies
         return found
 
     def runs(self) -> list[Run]:
