@@ -35,6 +35,8 @@ reset plays one of them drawn with the environment's own random generator
 
 Importing this module registers the ids of `ENV_IDS` with Gymnasium;
 `gymnasium.make("speednik.env:speednik/Hillside-v0")` imports it first.
+`gymnasium.make_vec(id, num_envs=n)` gives the compiled batch of
+`speednik.vector_env` for each of them.
 
 The stage is built once per environment; every reset starts from a copy of
 its pristine initial state. The game has no randomness, so for a single
@@ -261,9 +263,11 @@ def register_envs() -> None:
     for env_id, stage in ENV_IDS.items():
         if env_id not in registry:
             register(id=env_id, entry_point="speednik.env:SpeednikEnv",
+                     vector_entry_point="speednik.vector_env:make_vector_env",
                      kwargs={"stage": stage})
     if GENERATED_ID not in registry:
-        register(id=GENERATED_ID, entry_point="speednik.env:GeneratedEnv")
+        register(id=GENERATED_ID, entry_point="speednik.env:GeneratedEnv",
+                 vector_entry_point="speednik.vector_env:GeneratedVectorEnv")
 
 
 # Importing this module is enough to make the ids available.
