@@ -143,8 +143,12 @@ class Page:
         self.curve_source = ColumnDataSource(
             {c: [] for c in (*CURVES, "x", *(f"{c}_s" for c in SMOOTHED))})
         self.test_source = ColumnDataSource({"x": [], "held_out": [], "validation": []})
-        self.fitness = self.fitness_figure(log=False)
-        self.fitness_box = column(self.fitness)
+        # Linear and log (a Bokeh figure's axis type is fixed): one shown.
+        self.best_lines: list = []
+        self.fitness_figures = {False: self.fitness_figure(log=False),
+                                True: self.fitness_figure(log=True)}
+        self.fitness_figures[True].visible = False
+        self.fitness_box = column(*self.fitness_figures.values())
         self.tests = figure(height=300, width=520, title="held-out and validation completion",
                             x_axis_label="generation", y_range=(-0.02, 1.02))
         self.tests.xaxis.formatter = number_ticks()
@@ -230,11 +234,11 @@ class Page:
                       self.address)
 
     def fitness_figure(self, log: bool):
-        """The chosen run's fitness chart, on a linear or a log y axis (a
-        Bokeh figure's axis type is fixed: the page makes the other one)."""
+        """The chosen run's fitness chart, on a linear or a log y axis."""
         fig = figure(height=300, width=700, title="fitness", x_axis_label="generation",
-                     y_axis_label="fitness", y_axis_type="log" if log else "linear",
-                     name="fitness")
+                     y_axis_label="fitness (log)" if log else "fitness",
+                     y_axis_type="log" if log else "linear",
+                     name="fitness-log" if log else "fitness")
         fig.xaxis.formatter = number_ticks()
         if not log:
             fig.yaxis.formatter = number_ticks()
@@ -251,13 +255,21 @@ class Page:
         raw = fig.line(x="x", y="best", source=src, line_width=1, color=colour, alpha=0.3)
         best = fig.line(x="x", y="best_s", source=src, line_width=2, color=colour,
                         legend_label="best")
-        self.best_lines = [raw, best]
-        fig.add_tools(HoverTool(renderers=[best], mode="vline", tooltips=[
+        self.best_lines += [raw, best]
+        # Hovered through its points (a line's own hit test answers twice
+        # where two segments meet).
+        points = fig.scatter(x="x", y="best_s", source=src, size=8, alpha=0.0)
+        fig.add_tools(HoverTool(renderers=[points], mode="vline", tooltips=[
             ("x", "@x{0,0}"), ("best", "@best{0.000}"), ("best smoothed", "@best_s{0.000}"),
             ("population max", "@max{0.000}"), ("population mean", "@mean{0.000}")]))
         fig.legend.location = "top_left"
         fig.legend.click_policy = "hide"
         return fig
+
+    @property
+    def fitness(self):
+        """The fitness chart shown."""
+        return self.fitness_figures[bool(self.log_y.active)]
 
     def on_chart_control(self) -> None:
         self.show_run()
@@ -265,8 +277,8 @@ class Page:
         self.write_address()
 
     def on_log(self) -> None:
-        self.fitness = self.fitness_figure(log=self.log_y.active)
-        self.fitness_box.children = [self.fitness]
+        for log, fig in self.fitness_figures.items():
+            fig.visible = log == self.log_y.active
         self.show_run()
         self.show_compare()
 
@@ -403,9 +415,10 @@ class Page:
                                           "validation_stages")}
         self.test_source.data = {k: (v if v else [math.nan] * len(xs)) for k, v in tests.items()}
         label = "frames played" if x_name == "frames" else "generation"
-        self.fitness.xaxis.axis_label = label
+        for fig in self.fitness_figures.values():
+            fig.xaxis.axis_label = label
+            fig.title.text = f"fitness: {run.name}"
         self.tests.xaxis.axis_label = label
-        self.fitness.title.text = f"fitness: {run.name}"
         settings = json.dumps(run.settings, indent=1, default=str)
         gens = log.get("gen", [])
         done = f"{held['generation']} generations" if gens else ""

@@ -92,8 +92,14 @@ def read_study(path: Path, root: Path) -> StudyData:
     import optuna
     from sqlalchemy.exc import SQLAlchemyError
 
+    from evolution.tune_storage import StudyFileError, check_study_file
+
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     name = str(path.relative_to(root)) if path != root else path.name
+    try:
+        check_study_file(path / STUDY_FILE)            # reads its header and tables only
+    except StudyFileError as exc:
+        raise StudyReadError(f"{name}/{STUDY_FILE} cannot be read: {exc}") from None
     storage = None
     try:
         storage = optuna.storages.RDBStorage(
@@ -110,7 +116,8 @@ def read_study(path: Path, root: Path) -> StudyData:
         identity = study.user_attrs.get("identity")
     except StudyReadError:
         raise
-    except (SQLAlchemyError, ValueError, KeyError, RuntimeError) as exc:
+    except (SQLAlchemyError, optuna.exceptions.OptunaError, ValueError, KeyError,
+            RuntimeError) as exc:
         raise StudyReadError(f"{name}/{STUDY_FILE} cannot be read: {exc}") from None
     finally:
         if storage is not None:
@@ -275,7 +282,8 @@ class StudyView:
                                  color="steelblue", legend_label="trial")
         self.best.add_tools(HoverTool(renderers=[dots], tooltips=[
             ("trial", "@trial"), ("score", "@score{0.0000}"), ("best so far", "@best{0.0000}")]))
-        self.best.legend.location = "bottom_right"
+        self.best.legend.location = "top_left"
+        self.best.xaxis.ticker.min_interval = 1         # trials are whole numbers
         self.importance = Div(text="", width=600)
         self.importance_box = column(self.importance, name="study-importance")
         self.parallel_box = column(name="study-parallel")
