@@ -6,6 +6,7 @@ pasted elsewhere opens the same view:
     /?study=NAME                an evolution.tune study
     /?comparison=NAME           an evolution.compare output directory
     /?x=frames                  curves against frames played (else generations)
+    /?columns=seed,es_lr        settings shown as columns of the runs table
 
 NAME is a directory's path under RUNS_DIR as the page shows it. The page
 reads the address once, when it opens (Bokeh's `session_context.request`),
@@ -33,6 +34,7 @@ class View:
     study: str | None = None
     comparison: str | None = None
     frames: bool = False
+    columns: tuple[str, ...] = ()
 
 
 def _texts(values: Iterable[bytes | str]) -> list[str]:
@@ -69,7 +71,8 @@ def read_view(arguments: Mapping[str, Sequence[bytes | str]] | None,
                 overlay=split_names(_texts(arguments.get("overlay") or []), known),
                 study=_last(arguments, "study"),
                 comparison=_last(arguments, "comparison"),
-                frames=_last(arguments, "x") == "frames")
+                frames=_last(arguments, "x") == "frames",
+                columns=split_names(_texts(arguments.get("columns") or [])))
 
 
 def _q(text: str) -> str:
@@ -92,4 +95,6 @@ def query(view: View) -> str:
         parts.append(f"comparison={_q(view.comparison)}")
     if view.frames:
         parts.append("x=frames")
+    if view.columns:
+        parts.append("columns=" + ",".join(_q(n) for n in view.columns))
     return "?" + "&".join(parts) if parts else ""

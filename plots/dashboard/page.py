@@ -132,6 +132,11 @@ class Page:
         self.table = DataTable(
             source=self.table_source, sortable=True, index_position=None, width=1250,
             height=320, columns=[_column(c) for c in COLUMNS])
+        # Settings shown as more columns of the table, picked by name.
+        self.settings_of: dict[str, dict[str, Any]] = {}
+        self.setting_pick = MultiChoice(title="settings as columns", value=[], options=[],
+                                        width=600, name="setting-columns")
+        self.setting_pick.on_change("value", lambda attr, old, new: self.on_setting_columns())
         self.axis = RadioButtonGroup(labels=["generations", "frames played"],
                                      active=1 if self.asked.frames else 0, name="x-axis")
         # The fitness charts' controls (TensorBoard's): smoothing, log y.
@@ -218,7 +223,8 @@ class Page:
     def layout(self):
         return column(Div(text=f"<h2>Speednik Evolve: runs in "
                                f"{html.escape(str(self.runs.root))}</h2>"),
-                      row(self.method, self.stage, self.count), self.table, self.detail,
+                      row(self.method, self.stage, self.count, self.setting_pick), self.table,
+                      self.detail,
                       row(*self.downloads),
                       row(self.axis, self.smoothing, self.log_y, self.chart_note),
                       row(self.fitness_box, self.tests),
@@ -287,6 +293,7 @@ class Page:
     def view(self) -> View:
         """What the page shows now, as its address names it."""
         return View(run=self.chosen, overlay=tuple(self.compare_pick.value),
+                    columns=tuple(self.setting_pick.value),
                     study=None if self.study_pick.value == NO_STUDY else self.study_pick.value,
                     comparison=(None if self.comparison.value == NO_COMPARISON
                                 else self.comparison.value),
@@ -314,6 +321,9 @@ class Page:
             self.show_run()
         if asked.overlay:
             self.compare_pick.value = list(asked.overlay)
+        if asked.columns:
+            offered = [value for value, _ in self.setting_pick.options]
+            self.setting_pick.value = [c for c in asked.columns if c in offered]
         if asked.comparison and asked.comparison in self.comparison.options:
             self.comparison.value = asked.comparison
         if asked.study and asked.study in self.study_pick.options:
@@ -326,6 +336,12 @@ class Page:
 
     def refresh(self) -> None:
         self.all_rows = self.runs.rows()
+        self.settings_of = {r.name: flat_settings(r.settings) for r in self.runs.runs()}
+        names = sorted({k for flat in self.settings_of.values() for k in flat})
+        # Its labels are HTML (Choices.js): each a name escaped.
+        offered = [(n, html.escape(n)) for n in names]
+        if [tuple(o) for o in self.setting_pick.options] != offered:
+            self.setting_pick.options = offered
         methods = sorted({r["method"] for r in self.all_rows if r["method"]})
         self.method.options = [ALL, *methods]
         self.show_rows()
@@ -355,6 +371,9 @@ class Page:
         rows = self.shown_rows()
         data = {c: [r[c] for r in rows] for c in COLUMNS}
         data["colour"] = [run_colour(name) for name in data["name"]]
+        for k, name in enumerate(self.setting_pick.value):
+            data[f"setting_{k}"] = [self.settings_of.get(r["name"], {}).get(name, "")
+                                    for r in rows]
         if data != dict(self.table_source.data):
             self.table_source.data = data
             # Bokeh's table redraws when its view changes, which new data of
@@ -366,6 +385,16 @@ class Page:
         if list(self.table_source.selected.indices) != keep:
             self.table_source.selected.indices = keep
         self.count.text = f"<br>{len(rows)} of {len(self.all_rows)} runs"
+
+    def on_setting_columns(self) -> None:
+        """The table's columns: its own, then each setting picked (its
+        title escaped: the table's headers are HTML)."""
+        self.show_rows()
+        picked = [TableColumn(field=f"setting_{k}", title=html.escape(name), width=110)
+                  for k, name in enumerate(self.setting_pick.value)]
+        self.table.columns = [_column(c) for c in COLUMNS] + picked
+        self.table.width = 1250 + 110 * len(picked)
+        self.write_address()
 
     def on_select(self, attr, old, new) -> None:
         if new:
@@ -636,6 +665,27 @@ def guarded(work, *args) -> str:
 def replay_html(run_dir: Path, settings: dict, stage: str, cell: str) -> str:
     """The replay view, or one line saying why there is none."""
     return guarded(views.replay_view, run_dir, settings, stage, cell)
+
+
+def flat_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """A run's settings as table cells: each setting by its name, the
+    method's own (`options`) among them; numbers as numbers, anything
+    else as text (a list's items joined)."""
+    out: dict[str, Any] = {}
+    items = [(k, v) for k, v in settings.items() if k != "options"]
+    options = settings.get("options")
+    if isinstance(options, dict):
+        items += list(options.items())
+    for key, value in items:
+        if isinstance(value, bool) or value is None:
+            out[str(key)] = "" if value is None else str(value).lower()
+        elif isinstance(value, (int, float)):
+            out[str(key)] = value
+        elif isinstance(value, (list, tuple)):
+            out[str(key)] = ", ".join(str(v) for v in value)
+        elif not isinstance(value, dict):
+            out[str(key)] = str(value)
+    return out
 
 
 def _column(name: str) -> TableColumn:
