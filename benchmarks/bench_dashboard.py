@@ -4,12 +4,14 @@ what a page following a running run costs that run: the generations per
 second of a small fixed run (CMA-ES, compiled engine, one worker) alone,
 and while a dashboard page in another process (as the server is) chooses
 it and refreshes every second, drawing its method view as the server's
-drawing thread does. The two are alternated, so that both meet the same
+drawing thread does; and how long reading an evolution.tune study of 100
+trials takes. The two runs are alternated, so that both meet the same
 load on the machine; the best and median of each, the ratio of each pair,
 the page's own use of a core, and the load average are printed (on a
 shared machine the run's speed swings, and its figures are approximate).
 
     python benchmarks/bench_dashboard.py [--runs 500] [--generations 2000] [--repeats 5]
+        [--study-trials 100]
 """
 from __future__ import annotations
 
@@ -51,6 +53,39 @@ def read_many(count: int) -> str:
         page = time.perf_counter() - t0
     return (f"{len(rows)} runs of 21 generations: first read {first:.2f} s, a refresh "
             f"{again * 1000:.0f} ms, a page built over them {page:.2f} s (target: open in 2 s)")
+
+
+def read_a_study(trials: int) -> str:
+    """How long the page takes to read an evolution.tune study of
+    `trials` complete trials of three settings (its file read-only, and
+    Optuna's fANOVA importance over them), done off the page's event loop
+    when the file changes."""
+    import optuna
+    from optuna.distributions import FloatDistribution
+
+    from plots.dashboard.study import importance_of, read_study
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    spaces = {name: FloatDistribution(1e-4, 1.0, log=True) for name in ("a", "b", "c")}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "tune"
+        out.mkdir()
+        study = optuna.create_study(study_name="tune", direction="maximize",
+                                    storage=f"sqlite:///{out / 'study.db'}",
+                                    sampler=optuna.samplers.RandomSampler(seed=0))
+        for _ in range(trials):
+            trial = study.ask(spaces)
+            study.tell(trial, trial.params["a"] - 0.1 * trial.params["b"])
+        read_study(out, Path(tmp))                      # Optuna's imports, once
+        t0 = time.perf_counter()
+        data = read_study(out, Path(tmp))
+        whole = time.perf_counter() - t0
+        frozen = study.get_trials(deepcopy=False)
+        t0 = time.perf_counter()
+        importance_of(frozen, "maximize")
+        importance = time.perf_counter() - t0
+    return (f"a study of {len(data.trials)} trials: read in {whole * 1000:.0f} ms, of which "
+            f"Optuna's importance {importance * 1000:.0f} ms")
 
 
 def follow(root: str, name: str, ready, stop, done) -> None:
@@ -145,8 +180,10 @@ def main() -> None:
                    help="generations of each timed run: several seconds, so the page "
                         "refreshes it many times")
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--study-trials", type=int, default=100)
     args = p.parse_args()
     print(read_many(args.runs), flush=True)
+    print(read_a_study(args.study_trials), flush=True)
     for line in polling_cost(args.generations, args.repeats):
         print(line)
 

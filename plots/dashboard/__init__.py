@@ -11,6 +11,12 @@ read from the files the runs write and never writing to them.
 - `overlay`: the best-fitness curves of the runs picked to compare;
 - `archive_map`: a MAP-Elites archive as a figure whose cells replay their
   elite when clicked;
+- `study`: an `evolution.tune` study (its trials, the best so far,
+  parallel coordinates, Optuna's importance), read without writing it;
+- `charts`: what every fitness chart shares (smoothing, log y, ticks, a
+  colour per run);
+- `address`: the page's address (`?run=`, `?overlay=`, `?study=`, ...),
+  read when it opens and written as the choice changes;
 - `server`: the server, its address and its safety (127.0.0.1 unless told
   otherwise, and a warning when told otherwise: the page has no login;
   nothing served outside RUNS_DIR's reading and Bokeh's assets).

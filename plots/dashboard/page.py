@@ -6,8 +6,11 @@ its own (per generation, `history`; at the last checkpoint,
 `views.method_view`; a MAP-Elites archive as a figure whose cells replay
 their elite when clicked, `archive_map`); a replay of its
 best genome (or an elite) on a stage picked in the page; the best-fitness
-curves of runs picked to compare, and an `evolution.compare` output
-directory's table and curves.
+curves of runs picked to compare, an `evolution.compare` output
+directory's table and curves, and an `evolution.tune` study (`study`).
+The fitness charts share `charts`' controls; the page's address names
+what it shows (`address`); the chosen run's logbook and settings can be
+saved from it.
 A callback every second reads what changed on disk, so a running run's
 row, curves and method view move, and a run started after the page opened
 appears, without reloading the page. Pictures are drawn and replays
@@ -134,6 +137,7 @@ class Page:
             height=320, columns=[_column(c) for c in COLUMNS])
         # Settings shown as more columns of the table, picked by name.
         self.settings_of: dict[str, dict[str, Any]] = {}
+        self.flat_cache: dict[str, tuple[Run, dict[str, Any]]] = {}
         self.setting_pick = MultiChoice(title="settings as columns", value=[], options=[],
                                         width=600, name="setting-columns")
         self.setting_pick.on_change("value", lambda attr, old, new: self.on_setting_columns())
@@ -148,12 +152,12 @@ class Page:
         self.curve_source = ColumnDataSource(
             {c: [] for c in (*CURVES, "x", *(f"{c}_s" for c in SMOOTHED))})
         self.test_source = ColumnDataSource({"x": [], "held_out": [], "validation": []})
-        # Linear and log (a Bokeh figure's axis type is fixed): one shown.
+        # Linear, and log once asked for (a Bokeh figure's axis type is
+        # fixed; one made again would leave two of one name in the
+        # browser): the one of the log y box shown.
         self.best_lines: list = []
-        self.fitness_figures = {False: self.fitness_figure(log=False),
-                                True: self.fitness_figure(log=True)}
-        self.fitness_figures[True].visible = False
-        self.fitness_box = column(*self.fitness_figures.values())
+        self.fitness_figures = {False: self.fitness_figure(log=False)}
+        self.fitness_box = column(self.fitness_figures[False])
         self.tests = figure(height=300, width=520, title="held-out and validation completion",
                             x_axis_label="generation", y_range=(-0.02, 1.02))
         self.tests.xaxis.formatter = number_ticks()
@@ -283,6 +287,9 @@ class Page:
         self.write_address()
 
     def on_log(self) -> None:
+        if self.log_y.active and True not in self.fitness_figures:
+            self.fitness_figures[True] = self.fitness_figure(log=True)
+            self.fitness_box.children = [*self.fitness_box.children, self.fitness_figures[True]]
         for log, fig in self.fitness_figures.items():
             fig.visible = log == self.log_y.active
         self.show_run()
@@ -335,8 +342,13 @@ class Page:
     # -- the table ---------------------------------------------------------------------
 
     def refresh(self) -> None:
-        self.all_rows = self.runs.rows()
-        self.settings_of = {r.name: flat_settings(r.settings) for r in self.runs.runs()}
+        runs = self.runs.runs()
+        self.all_rows = self.runs.rows(runs)
+        # Made again only for a run read again (RunsDir keeps the others).
+        held = self.flat_cache
+        self.flat_cache = {r.name: held[r.name] if r.name in held and held[r.name][0] is r
+                           else (r, flat_settings(r.settings)) for r in runs}
+        self.settings_of = {name: flat for name, (_, flat) in self.flat_cache.items()}
         names = sorted({k for flat in self.settings_of.values() for k in flat})
         # Its labels are HTML (Choices.js): each a name escaped.
         offered = [(n, html.escape(n)) for n in names]

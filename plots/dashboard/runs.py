@@ -281,10 +281,11 @@ class RunsDir:
             out.append(held[1])
         return out
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self, runs: list[Run] | None = None) -> list[dict[str, Any]]:
+        """The table's rows of `runs` (by default, of `runs()` now)."""
         now = time.time()
         rows = []
-        for run in self.runs():
+        for run in self.runs() if runs is None else runs:
             row = run.row()
             row["updated"] = _age(now - run.updated) if run.updated else "-"
             rows.append(row)

@@ -274,7 +274,7 @@ def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
         assert page.get_by_text("playing map-elites").count() == 0
         # The fittest elite, picked in the list, plays; the episode's line,
         # its map and animation show.
-        page.locator("select").nth(1).select_option(index=1)
+        page.locator("select[name='replay-who']").select_option(index=1)
         best = archive.cell[int(np.argmax(archive.objective))]
         page.get_by_role("button", name="replay").click()
         page.wait_for_selector(f"p.replay-result:has-text('elite of cell {best[0]},{best[1]} on')",
