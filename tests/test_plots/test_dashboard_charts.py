@@ -143,8 +143,9 @@ def test_frames_read_as_millions_and_the_controls_work_in_a_browser(tmp_path):
             page.wait_for_timeout(100)
         # Log y: the chart is on a log axis and says what it left out.
         page.get_by_role("checkbox").click()
-        page.wait_for_function(f"() => {model}('fitness-log').visible && "
-                               f"!{model}('fitness').visible", timeout=10000)
+        page.wait_for_function(f"() => {{ const f = {model}('fitness-log'); return f != null"
+                               f" && f.visible && !{model}('fitness').visible; }}",
+                               timeout=10000)
         page.get_by_text("values at or below 0 are not drawn").first.wait_for(timeout=10000)
         # Hovering over the best line shows its values.
         at = page.evaluate(f"""() => {{
