@@ -41,7 +41,7 @@ def test_names_and_values_that_are_html_show_as_text_and_never_run(tmp_path):
         page.wait_for_timeout(500)          # an image's onerror would have fired by now
         assert dialogs == [], "script ran on load"
         # The overlay's choices list the name as text (opened, as a person would).
-        page.locator(".choices").first.click()
+        page.locator(".choices", has=page.locator("select[name='compare-runs']")).click()
         page.locator(".choices__item--choice", has_text=SCRIPT).first.wait_for(
             timeout=5000)
         page.keyboard.press("Escape")
