@@ -55,7 +55,7 @@ from plots import PlotError
 from plots.dashboard import views
 from plots.dashboard.address import REPLACE_JS, View, query, read_view
 from plots.dashboard.charts import SMOOTHING_MAX, number_ticks, positive_only, run_colour, smooth
-from plots.dashboard.study import StudyReadError, StudyView, read_study
+from plots.dashboard.study import StudyBusyError, StudyReadError, StudyView, read_study
 from plots.dashboard.archive_map import ArchiveMap, archive_cells
 from plots.dashboard.history import MethodHistory
 from plots.dashboard.overlay import Overlay
@@ -627,7 +627,10 @@ class Page:
         def shown(result) -> None:
             if self.study_key != key:
                 return
-            if isinstance(result, str):
+            if isinstance(result, StudyBusyError):
+                self.study.busy(str(result))
+                self.study_key = None           # read again at the next refresh
+            elif isinstance(result, str):
                 self.study.problem(result)
             else:
                 self.study.show(result)
@@ -654,9 +657,12 @@ class Page:
 
 
 def study_or_problem(path: Path, root: Path):
-    """The study's data, or one line saying why it cannot be shown."""
+    """The study's data, one line saying why it cannot be shown, or the
+    StudyBusyError of a file being written (read again later)."""
     try:
         return read_study(path, root)
+    except StudyBusyError as e:
+        return e
     except StudyReadError as e:
         return str(e)
     except Exception as e:          # noqa: BLE001 (the page must say, not hang)

@@ -46,6 +46,11 @@ class StudyReadError(ValueError):
     """A study file that cannot be read; the message says why."""
 
 
+class StudyBusyError(StudyReadError):
+    """A study file another program holds locked for longer than
+    `BUSY_SECONDS` (a tuning writing it): read again later."""
+
+
 @dataclass
 class Trial:
     number: int
@@ -92,14 +97,19 @@ def read_study(path: Path, root: Path) -> StudyData:
     import optuna
     from sqlalchemy.exc import SQLAlchemyError
 
-    from evolution.tune_storage import StudyFileError, check_study_file
+    from evolution.tune_storage import SQLITE_HEADER, database_error
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     name = str(path.relative_to(root)) if path != root else path.name
     try:
-        check_study_file(path / STUDY_FILE)            # reads its header and tables only
-    except StudyFileError as exc:
-        raise StudyReadError(f"{name}/{STUDY_FILE} cannot be read: {exc}") from None
+        with (path / STUDY_FILE).open("rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise StudyReadError(f"{name}/{STUDY_FILE} cannot be read "
+                             f"({exc.strerror or exc})") from None
+    if head != SQLITE_HEADER:
+        raise StudyReadError(f"{name}/{STUDY_FILE} cannot be read: it is not an SQLite "
+                             f"database; accepted: the study.db evolution.tune writes")
     storage = None
     try:
         storage = optuna.storages.RDBStorage(
@@ -118,7 +128,14 @@ def read_study(path: Path, root: Path) -> StudyData:
         raise
     except (SQLAlchemyError, optuna.exceptions.OptunaError, ValueError, KeyError,
             RuntimeError) as exc:
-        raise StudyReadError(f"{name}/{STUDY_FILE} cannot be read: {exc}") from None
+        cause = database_error(exc) or exc
+        if "locked" in str(cause):
+            raise StudyBusyError(f"{name}/{STUDY_FILE} is being written; read again "
+                                 f"at the next refresh") from None
+        text = str(getattr(cause, "orig", None) or cause).strip()
+        raise StudyReadError(f"{name}/{STUDY_FILE} cannot be read: "
+                             f"{text.splitlines()[0] if text else type(cause).__name__}"
+                             ) from None
     finally:
         if storage is not None:
             storage.engine.dispose()
@@ -292,6 +309,15 @@ class StudyView:
 
     def clear(self) -> None:
         self.layout.visible = False
+
+    def busy(self, text: str) -> None:
+        """The file could not be read for now: what was shown stays, with
+        a line saying so."""
+        if not self.layout.visible or not self.best.visible:
+            self.problem(text)
+            return
+        if "is being written" not in self.summary.text:
+            self.summary.text += f"<p><i>{html.escape(text)}</i></p>"
 
     def problem(self, text: str) -> None:
         self.layout.visible = True

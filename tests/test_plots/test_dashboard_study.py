@@ -149,3 +149,30 @@ def test_the_trials_table_lists_every_trial_of_the_file_in_a_browser(tuned, tmp_
         page.get_by_text("tune/trials/0001: openai-es").first.wait_for(timeout=20000)
         browser.close()
     assert stamp(tuned / "tune") == before
+
+
+def test_a_study_being_written_keeps_what_was_shown_and_is_read_again(tmp_path):
+    root = tmp_path / "runs"
+    make_study(root / "s", [0.5, 0.7])
+    page = Page(RunsDir(root), view=View(study="s"))
+    page.refresh()
+    assert page.study.table.text.count("class='study-trial'") == 2
+    db = root / "s" / "study.db"
+    # Another program (a tuning committing a trial) holds the file locked.
+    import optuna
+
+    optuna.create_study(study_name="tune", storage=f"sqlite:///{db}",
+                        load_if_exists=True).enqueue_trial({"rate": 0.5, SCRIPT: "a"})
+    lock = sqlite3.connect(db, isolation_level=None)
+    lock.execute("BEGIN EXCLUSIVE")
+    try:
+        page.refresh()
+        assert page.study.table.text.count("class='study-trial'") == 2
+        assert "s/study.db is being written; read again at the next refresh" \
+            in page.study.summary.text
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    page.refresh()
+    assert page.study.table.text.count("class='study-trial'") == 3
+    assert "being written" not in page.study.summary.text
