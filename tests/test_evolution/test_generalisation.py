@@ -3,6 +3,7 @@ testing during evolution."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -191,10 +192,13 @@ def test_the_benchmark_s_help_says_whole_sentences():
 
 
 def test_the_readme_shows_the_recipe_the_benchmark_runs():
+    """The README's recipe, as its preset file and as the long command
+    beside it, is the benchmark's recipe."""
     import importlib.util
     import re
     import shlex
 
+    from evolution.cli.run_options import build_parser, config_from_args
     from paths import REPO_ROOT
 
     spec = importlib.util.spec_from_file_location(
@@ -203,9 +207,11 @@ def test_the_readme_shows_the_recipe_the_benchmark_runs():
     spec.loader.exec_module(bench)
     text = (REPO_ROOT / "README.md").read_text()
     section = text[text.index("## Policies that play stages they have never seen"):]
-    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
-    shown = shlex.split(block.replace("\\\n", " "))
-    assert shown[:3] == [".venv/bin/python", "-m", "evolution.run"]
+    short, long = (shlex.split(block.replace("\\\n", " "))
+                   for block in re.findall(r"```sh\n(.*?)```", section, re.S)[:2])
+    for shown in (short, long):
+        assert shown[:3] == [".venv/bin/python", "-m", "evolution.run"]
+    assert "--config" in short
 
     def options(words):
         out, key = {}, None
@@ -217,4 +223,13 @@ def test_the_readme_shows_the_recipe_the_benchmark_runs():
                 out[key].append(w)
         return out
 
-    assert options(shown[3:]) == options([*bench.RECIPE, "--seed", "0"])
+    def config_of(words):
+        return config_from_args(build_parser().parse_args(words))
+
+    assert options(long[3:]) == options([*bench.RECIPE, "--seed", "0"])
+    cwd = os.getcwd()
+    try:
+        os.chdir(REPO_ROOT)  # the README's paths are the repository's
+        assert config_of(short[3:]) == config_of([*bench.RECIPE, "--seed", "0"])
+    finally:
+        os.chdir(cwd)

@@ -87,13 +87,13 @@ def test_replay_on_a_set_prints_a_row_per_stage_and_the_rate():
     assert "completed 3 of 3 stages (100.0%)" in out.stdout
 
 
-def test_replay_pictures_of_a_set_are_of_its_failed_stages(tmp_path):
+def test_replay_pictures_of_a_set_are_one_file_a_stage(tmp_path):
     out = command("plots", "replay", "--agent", "hold-right", "--stage", "gen:easy:0-4",
                   "--max-steps", "300", "--plot", tmp_path / "run.png")
     assert out.returncode == 0, out.stderr
     drawn = sorted(p.name for p in tmp_path.iterdir())
-    # All five failed; three are drawn.
-    assert drawn == ["run-gen-easy-0.png", "run-gen-easy-1.png", "run-gen-easy-2.png"]
+    # Every stage played is drawn, each named after its stage.
+    assert drawn == [f"run-gen-easy-{i}.png" for i in range(5)]
     assert "completed 0 of 5 stages" in out.stdout
 
 
