@@ -338,6 +338,9 @@ class Page:
         self.show_compare()
         self.show_comparison()
         self.show_study()
+        if asked.study and asked.study not in self.study_pick.options:
+            self.study.problem(f"no evolution.tune study named {asked.study} under "
+                               f"{self.runs.root}")
 
     # -- the table ---------------------------------------------------------------------
 

@@ -176,3 +176,13 @@ def test_a_study_being_written_keeps_what_was_shown_and_is_read_again(tmp_path):
     page.refresh()
     assert page.study.table.text.count("class='study-trial'") == 3
     assert "being written" not in page.study.summary.text
+
+
+def test_an_address_naming_no_study_says_so(tmp_path):
+    root = tmp_path / "runs"
+    make_study(root / "s", [0.5])
+    page = Page(RunsDir(root), view=View(study=SCRIPT))
+    page.refresh()
+    assert page.study_pick.value == "(none)"
+    assert "no evolution.tune study named &lt;img src=x onerror=alert(1)&gt; under" \
+        in page.study.summary.text
