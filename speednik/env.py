@@ -213,6 +213,20 @@ class SpeednikEnv(gymnasium.Env):
                 "goal_reached": sim.goal_reached}
 
 
+def check_levels(difficulty: str, start_level: int, num_levels: int) -> None:
+    """Refuse a Procgen-style choice of generated stages that names no
+    difficulty or no valid seeds, saying what is accepted."""
+    if difficulty not in DIFFICULTIES:
+        raise ValueError(f"unknown difficulty {difficulty!r}: accepted are "
+                         f"{', '.join(map(repr, DIFFICULTIES))}")
+    for name, value in (("start_level", start_level), ("num_levels", num_levels)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+    if start_level + num_levels > MAX_LEVEL_SEED:
+        raise ValueError(f"start_level + num_levels must be at most "
+                         f"{MAX_LEVEL_SEED}, got {start_level + num_levels}")
+
+
 class GeneratedEnv(SpeednikEnv):
     """Generated stages, one drawn per reset; see the module docstring."""
 
@@ -220,16 +234,7 @@ class GeneratedEnv(SpeednikEnv):
                  num_levels: int = 0, observation: str = "basic",
                  max_steps: int = DEFAULT_MAX_STEPS, render_mode: str | None = None,
                  reward: CompositeReward | Mapping[str, float] | None = None) -> None:
-        if difficulty not in DIFFICULTIES:
-            raise ValueError(f"unknown difficulty {difficulty!r}: accepted are "
-                             f"{', '.join(map(repr, DIFFICULTIES))}")
-        for name, value in (("start_level", start_level), ("num_levels", num_levels)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-                    or value < 0:
-                raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
-        if start_level + num_levels > MAX_LEVEL_SEED:
-            raise ValueError(f"start_level + num_levels must be at most "
-                             f"{MAX_LEVEL_SEED}, got {start_level + num_levels}")
+        check_levels(difficulty, start_level, num_levels)
         self.difficulty = difficulty
         self.start_level = int(start_level)
         self.num_levels = int(num_levels)

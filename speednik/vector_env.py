@@ -146,10 +146,10 @@ from speednik.engine.vector import (
     NUM_K,
     step_envs,
 )
-from speednik.env import MAX_LEVEL_SEED, observation_space_for
+from speednik.env import MAX_LEVEL_SEED, check_levels, observation_space_for
 from speednik.observation import get_observation
 from speednik.reward import DEFAULT_WEIGHTS, make_reward
-from speednik.stages import DIFFICULTIES, Stage, expand_stages, generate_stage, load_stage
+from speednik.stages import Stage, expand_stages, generate_stage, load_stage
 
 AUTORESET_CODES = {
     AutoresetMode.NEXT_STEP: AUTORESET_NEXT_STEP,
@@ -524,16 +524,7 @@ class GeneratedVectorEnv(SpeednikVectorEnv):
                  stall_frames: int | None = None,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  threads: int = 1) -> None:
-        if difficulty not in DIFFICULTIES:
-            raise ValueError(f"unknown difficulty {difficulty!r}: accepted are "
-                             f"{', '.join(map(repr, DIFFICULTIES))}")
-        for name, value in (("start_level", start_level), ("num_levels", num_levels)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-                    or value < 0:
-                raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
-        if start_level + num_levels > MAX_LEVEL_SEED:
-            raise ValueError(f"start_level + num_levels must be at most "
-                             f"{MAX_LEVEL_SEED}, got {start_level + num_levels}")
+        check_levels(difficulty, start_level, num_levels)
         self.difficulty = difficulty
         self.start_level = int(start_level)
         self.num_levels = int(num_levels)
