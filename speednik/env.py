@@ -5,30 +5,14 @@
     obs, info = env.reset()
     obs, reward, terminated, truncated, info = env.step(2)   # hold right
 
-- actions: Discrete(8), see `speednik.actions`;
-- observations: a float32 Box sized by the chosen encoder ("basic": 12
-  values, "terrain": 28, "hazards": 38, "stall": 39, see
-  `speednik.observation`), or "tokens": a uint8 Box (200, 3) of
-  `speednik.tokens`;
-- reward: `speednik.reward`, by default its standard table; pass a
-  mapping of component weights, or a `CompositeReward` (which the
-  environment then owns: do not share one between environments);
-- terminated when the goal is reached or the player dies, truncated after
-  `max_steps` steps;
-- info: frame, x, y, max_x, rings (collected this episode), deaths,
-  goal_reached.
-
-The float observations are bounded by what each value means (the bounds
-are declared with the values in `speednik.observation`), so Gymnasium's
-`check_env` finds finite limits. A step after the episode ended
-(terminated or truncated) warns once, as Gymnasium's own environments
-do: reset() first.
-
-`GeneratedEnv` (`speednik/Generated-v0`) plays generated stages, following
-Procgen's convention: `difficulty`, `start_level` and `num_levels` name
-the stage seeds start_level .. start_level + num_levels - 1, and every
-reset plays one of them drawn with the environment's own random generator
-(so `reset(seed=...)` is reproducible); `num_levels=0` means any seed.
+`SpeednikEnv` plays one stage; its docstring documents the environment
+(description, spaces, rewards, starting state, episode end, arguments,
+version history). `GeneratedEnv` (`speednik/Generated-v0`) plays
+generated stages, following Procgen's convention: `difficulty`,
+`start_level` and `num_levels` name the stage seeds start_level ..
+start_level + num_levels - 1, and every reset plays one of them drawn with
+the environment's own random generator (so `reset(seed=...)` is
+reproducible); `num_levels=0` means any seed.
 
     env = gymnasium.make("speednik/Generated-v0", difficulty="hard",
                          start_level=0, num_levels=32)
@@ -37,11 +21,6 @@ Importing this module registers the ids of `ENV_IDS` with Gymnasium;
 `gymnasium.make("speednik.env:speednik/Hillside-v0")` imports it first.
 `gymnasium.make_vec(id, num_envs=n)` gives the compiled batch of
 `speednik.vector_env` for each of them.
-
-The stage is built once per environment; every reset starts from a copy of
-its pristine initial state. The game has no randomness, so for a single
-stage `seed` changes nothing but is accepted as Gymnasium requires;
-`options` are ignored.
 """
 from __future__ import annotations
 
@@ -85,7 +64,127 @@ def observation_space_for(values: tuple[Value, ...], max_steps: int) -> spaces.B
 
 
 class SpeednikEnv(gymnasium.Env):
-    """One stage of the game; see the module docstring."""
+    """One stage of Speednik, a Sonic-2-style platformer, as a Gymnasium environment.
+
+    ## Description
+
+    The player runs, rolls, jumps and spindashes left to right through a
+    stage of slopes, loops, springs, pipes, enemies, spikes and pits
+    towards a goal post. Every frame the agent picks one of eight button
+    combinations; `sim_step` (`speednik.simulation`) plays the frame, the
+    same function the evolution runners call, so a policy scores here what
+    it scores there. The built-in stages are registered as
+    `speednik/Hillside-v0`, `speednik/Pipeworks-v0` and
+    `speednik/Skybridge-v0`; `speednik/Generated-v0` (`GeneratedEnv`)
+    plays generated ones.
+
+    ## Action Space
+
+    `Discrete(8)`, the ids of `speednik.actions`:
+
+    | id | name       | buttons     |
+    |----|------------|-------------|
+    | 0  | noop       | none        |
+    | 1  | left       | left        |
+    | 2  | right      | right       |
+    | 3  | jump       | jump        |
+    | 4  | left_jump  | left + jump |
+    | 5  | right_jump | right + jump|
+    | 6  | down       | down        |
+    | 7  | down_jump  | down + jump |
+
+    A jump action holds the jump button; the jump is pressed on the first
+    step an action with jump follows one without (`action_to_input`).
+
+    ## Observation Space
+
+    A float32 Box of the named observation of `speednik.observation`, each
+    value bounded by what it means (the bounds are declared with the
+    values, so Gymnasium's `check_env` finds finite limits; the game clock
+    `time`, frame / 3600, is bounded by max_steps / 3600):
+
+    | observation | shape |
+    |-------------|-------|
+    | basic       | (12,) |
+    | terrain     | (28,) |
+    | hazards     | (38,) |
+    | stall       | (39,) |
+    | lookahead   | (49,) |
+    | pits        | (55,) |
+    | landing     | (60,) |
+    | room        | (62,) |
+    | footing     | (60,) |
+    | local       | (55,) |
+    | onward      | (55,) |
+    | stride      | (55,) |
+    | reach       | (55,) |
+    | stand       | (55,) |
+
+    The 12 values of "basic" are x, y, x_vel, y_vel, on_ground,
+    ground_speed, is_rolling, facing_right, angle, max_x, goal_dx and time.
+    "tokens" is a uint8 Box of shape (200, 3) with bounds 0 and 255, the
+    MettaGrid-style tokens of `speednik.tokens`.
+
+    ## Rewards
+
+    `speednik.reward`, by default its standard table (`DEFAULT_WEIGHTS`),
+    summed every frame:
+
+    | component | per frame                                              | weight |
+    |-----------|--------------------------------------------------------|--------|
+    | progress  | (new max_x - previous max_x) / level_width             | 10     |
+    | speed     | abs(x_vel) / MAX_X_SPEED                               | 0.01   |
+    | goal      | 10 + 5 * max(0, 1 - step / max_steps), goal frame only | 1      |
+    | death     | -1 on the frame the player dies                        | 5      |
+    | ring      | +1 per ring collected                                  | 0.1    |
+    | time      | -1 every frame                                         | 0.001  |
+
+    `reward` takes a mapping of component weights instead (components left
+    out are not counted), or a `CompositeReward`, which the environment
+    then owns: do not share one between environments.
+
+    ## Starting State
+
+    The player stands at the stage's start, at rest, with no rings; the
+    stage is built once per environment and every reset starts from a copy
+    of its pristine initial state. The game has no randomness: for one
+    stage every episode starts the same, `seed` changes nothing but is
+    accepted as Gymnasium requires, and `options` are ignored.
+    `GeneratedEnv` draws the stage of each episode with its own generator.
+
+    ## Episode End
+
+    Terminated when the player reaches the goal or dies; truncated after
+    `max_steps` steps (default 3600, one minute of game time at 60 frames
+    a second). Both can be true on the same step. A step after the episode
+    ended warns once, as Gymnasium's own environments do: reset() first.
+
+    The info of every step: frame, x, y, max_x, rings (collected this
+    episode), deaths, goal_reached; `GeneratedEnv`'s reset adds
+    level_seed.
+
+    ## Arguments
+
+    `SpeednikEnv(stage, observation, max_steps, render_mode, reward)`:
+
+    - `stage`: a built-in name (default "hillside"), a `.toml` profile path
+      or a `Stage`;
+    - `observation`: a name of `observation_names()` (default "basic");
+    - `max_steps`: steps before truncation (default 3600);
+    - `render_mode`: None or "rgb_array" (`render()` gives the frame as an
+      RGB array);
+    - `reward`: None (the standard table), a mapping of component weights
+      or a `CompositeReward`.
+
+    `GeneratedEnv(difficulty, start_level, num_levels, observation,
+    max_steps, render_mode, reward)`: difficulty one of
+    `speednik.stages.DIFFICULTIES` (default "medium"), stage seeds
+    start_level .. start_level + num_levels - 1 (`num_levels=0`: any seed).
+
+    ## Version History
+
+    - v0: the first version.
+    """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 60}
 
