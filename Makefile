@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,cluster,qd,tune,dashboard]'
+	$(PY) -m pip install --quiet -e '.[dev,cluster,qd,tune,dashboard,rl]'
 	touch $(STAMP)
 
 run: $(STAMP)
