@@ -512,6 +512,72 @@ class SpeednikVectorEnv(VectorEnv):
         """The stage each sub-environment's episode plays."""
         return tuple(self._stage(k) for k in self._keys)
 
+    # The arrays that, with the generators and the stages drawn, are
+    # everything the sub-environments are between two steps.
+    _STATE_ARRAYS = ("_ctrl", "_f", "_s", "_gone", "_rstate", "_scratch", "_events", "_obs",
+                     "_rewards", "_terminated", "_truncated", "_started", "_info_f",
+                     "_info_i", "_final_obs", "_final_info_f", "_final_info_i")
+
+    def get_state(self) -> dict[str, Any]:
+        """Everything the sub-environments are between two steps, episodes
+        in flight included, as data: `{"arrays": name -> ndarray, "meta":
+        JSON-ready dict}`. `set_state` on an environment made with the same
+        arguments continues exactly as this one would."""
+        arrays = {name[1:]: getattr(self, name).copy() for name in self._STATE_ARRAYS}
+        arrays.update({f"flights{i}": a.copy() for i, a in enumerate(self._flights)})
+        meta = {"num_envs": self.num_envs, "was_reset": self._was_reset,
+                "keys": [None if k is None else int(k) for k in self._keys],
+                "next_keys": [None if k is None else int(k) for k in self._next_keys],
+                "generators": [None if r is None else _generator_state(r)
+                               for r in self._rngs]}
+        return {"arrays": arrays, "meta": meta}
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        """Continue from what `get_state` gave; ValueError naming what does
+        not fit this environment."""
+        try:
+            arrays, meta = state["arrays"], state["meta"]
+            n = int(meta["num_envs"])
+            keys, next_keys, generators = meta["keys"], meta["next_keys"], meta["generators"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a vector environment's state ({exc})") from None
+        if n != self.num_envs or not (len(keys) == len(next_keys) == len(generators) == n):
+            raise ValueError(f"the state holds {n} sub-environments, this environment "
+                             f"{self.num_envs}")
+        names = [name[1:] for name in self._STATE_ARRAYS]
+        names += [f"flights{i}" for i in range(len(self._flights))]
+        for name in names:
+            ours = self._gone if name == "gone" else (
+                self._flights[int(name[7:])] if name.startswith("flights")
+                else getattr(self, "_" + name))
+            theirs = np.asarray(arrays.get(name))
+            fits = theirs.dtype == ours.dtype and (
+                theirs.shape[0] == n if name == "gone" else theirs.shape == ours.shape)
+            if not fits:
+                raise ValueError(f"the state's {name} is not a {ours.dtype} array of shape "
+                                 f"{ours.shape}")
+        for name in self._STATE_ARRAYS:
+            setattr(self, name, np.array(arrays[name[1:]]))
+        self._flights = tuple(np.array(arrays[f"flights{i}"])
+                              for i in range(len(self._flights)))
+        self._was_reset = bool(meta["was_reset"])
+        self._keys = list(keys)
+        self._next_keys = list(next_keys)
+        self._rngs = [None if g is None else _generator_from(g) for g in generators]
+        # Each sub-environment's two stage slots: the one it plays and the
+        # one drawn for its next episode.
+        from speednik.engine.vector import C_NEXT, C_SLOT
+        for i in range(n):
+            for column, key in ((C_SLOT, self._keys[i]), (C_NEXT, self._next_keys[i])):
+                if key is None:
+                    continue
+                lowered, f0, s0, _ = self._start_of(key, self._stage(key))
+                slot = int(self._ctrl[i, column])
+                self._lowered[slot] = lowered
+                self._start_f[slot] = f0
+                self._start_s[slot] = s0
+        self._chunks = None
+
 
 class GeneratedVectorEnv(SpeednikVectorEnv):
     """Generated stages, one drawn per reset of each sub-environment, as
@@ -544,6 +610,20 @@ class GeneratedVectorEnv(SpeednikVectorEnv):
 
     def _reset_info(self) -> tuple[str, type] | None:
         return ("level_seed", np.int64)
+
+
+def _generator_state(rng: np.random.Generator) -> dict:
+    """A generator's state as JSON data (its big integers exact)."""
+    bits = rng.bit_generator.state
+    return {"bit_generator": bits["bit_generator"],
+            "state": {k: int(v) for k, v in bits["state"].items()},
+            "has_uint32": int(bits["has_uint32"]), "uinteger": int(bits["uinteger"])}
+
+
+def _generator_from(state: Mapping[str, Any]) -> np.random.Generator:
+    rng = seeding.np_random(0)[0]
+    rng.bit_generator.state = {**state, "state": dict(state["state"])}
+    return rng
 
 
 def make_vector_env(num_envs: int = 1, stage: str | os.PathLike[str] | Stage = "hillside",
