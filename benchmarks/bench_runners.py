@@ -67,7 +67,7 @@ def load_stage_or_fallback():
         from speednik.stages import load_stage
         return load_stage(STAGE), STAGE
     except Exception as e:  # the built-in stages may not build yet
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "helpers"))
         from terrain_builders import flat_stage
         print(f"({STAGE} does not load: {e}; using a flat hand-made stage)")
         return flat_stage(8192), "flat"

@@ -1,8 +1,10 @@
 import sys
 from pathlib import Path
 
-# Shared test helpers (hand-made terrain) live beside the tests.
-sys.path.insert(0, str(Path(__file__).parent))
+# The helpers the tests share (hand-made terrain, random play on both
+# engines, commands run in this process, paths) are modules of
+# tests/helpers/, imported by their own names: `from commands import call`.
+sys.path.insert(0, str(Path(__file__).parent / "helpers"))
 
 # Before any test module imports numpy: runs in the test processes use the
 # same pinned numeric kernels as runs started from the command line.
@@ -17,6 +19,14 @@ import signal  # noqa: E402
 import pytest  # noqa: E402
 
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "broad: the rest of a sweep (every stage, seed, size or setting beyond the "
+        "first, long random play) whose first instance runs in `make test`; "
+        "`make test-broad` runs these")
 
 
 @pytest.fixture(autouse=True)

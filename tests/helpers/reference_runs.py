@@ -2,9 +2,9 @@
 by accident: every logbook column but the times, the best genome, its
 fitness, its per-stage rewards and steps, and its held-out goals.
 
-`python tests/reference_runs.py` re-records `fixtures/reference_runs.json`;
+`python tests/helpers/reference_runs.py` re-records `fixtures/reference_runs.json`;
 do that only for a deliberate change to what a run computes, never to make
-a refactor pass. `python tests/reference_runs.py --check OUT` writes what
+a refactor pass. `python tests/helpers/reference_runs.py --check OUT` writes what
 the runs give now (straight, resumed, readable engine) to OUT as JSON.
 
 Both run in a fresh interpreter with no numeric setting made by hand:
@@ -30,7 +30,7 @@ import numpy as np
 
 from evolution.numeric_env import OPT_OUT, PINNED_KERNELS, numeric_environment
 
-FIXTURE = Path(__file__).parent / "fixtures" / "reference_runs.json"
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "reference_runs.json"
 # Compared with the fixture on the readable engine as well.
 READABLE_RUNS = ("ga-mlp-terrain", "cmaes-linear-terrain")
 
@@ -172,5 +172,5 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     main(sys.argv[1:])

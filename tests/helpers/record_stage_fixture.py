@@ -8,7 +8,7 @@ arrays), and say in the commit why every stage changed. A change meant to
 make building faster, or to tidy the code, must leave the fixture as it
 is: that is what the test proves.
 
-    PYTHONPATH=. python tests/record_stage_fixture.py
+    PYTHONPATH=. python tests/helpers/record_stage_fixture.py
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from paths import TESTS_DIR  # noqa: E402
 from stage_digest import FIXTURE, groups, record_group  # noqa: E402
 
 
@@ -30,7 +30,7 @@ def main() -> int:
         fixture[group] = record_group(group)
         print(f"{group}: {len(fixture[group]['stages'])} stages "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
-    path = HERE / FIXTURE
+    path = TESTS_DIR / FIXTURE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(fixture, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {path}")
