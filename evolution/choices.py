@@ -1,9 +1,9 @@
 """The choices a run offers, printed from the registries that define them:
 policy families, observations and search strategies.
 
-`python -m evolution.choices` prints them as the Markdown the README
+`python -m evolution.choices` prints them as the Markdown docs/choices.md
 holds between its `choices` markers; a test keeps the two equal, so the
-README cannot drift from the code.
+documentation cannot drift from the code.
 """
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""Every `python -m ...` command line in README.md's ```sh blocks is
-accepted by the command it names: its arguments are read by that
-module's own parser (`build_parser()`), nothing is run. A flag renamed or
-removed, or a module that is gone, fails here."""
+"""Every `python -m ...` command line in the ```sh blocks of README.md and
+of docs/*.md is accepted by the command it names: its arguments are read
+by that module's own parser (`build_parser()`), nothing is run. A flag
+renamed or removed, or a module that is gone, fails here. The README's
+table of first choices is the recipe preset's, and names every
+registered observation, policy family and search method."""
 from __future__ import annotations
 
 import contextlib
@@ -16,6 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
 PYTHONS = (".venv/bin/python", "python")
 # `python -m plots replay ...` hands everything after `replay` to the
 # parser of plots.replay (see plots/__main__.py).
@@ -118,37 +121,84 @@ def refusal(command: list[str]) -> str | None:
 
 
 COMMANDS = readme_commands(README.read_text(encoding="utf-8"))
+# (file, command) of every document: the README's, then docs/*.md's.
+DOCUMENTED = [(path.relative_to(ROOT).as_posix(), command)
+              for path in (README, *DOCS)
+              for command in readme_commands(path.read_text(encoding="utf-8"))]
 
 
 def test_the_readme_has_commands_to_check():
     modules = {c[2] for c in COMMANDS}
-    assert {"evolution.run", "runners.replay", "plots"} <= modules, modules
+    assert {"evolution.run", "evolution.compare", "evolution.tune", "runners.replay",
+            "runners.baselines", "plots", "evolution.cluster.worker"} <= modules, modules
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c[2:]) for c in COMMANDS])
-def test_a_readme_command_is_accepted(command):
+def test_the_docs_have_commands_to_check():
+    files = {name for name, _ in DOCUMENTED if name.startswith("docs/")}
+    assert {"docs/running.md", "docs/replay.md", "docs/stages.md",
+            "docs/generalisation.md"} <= files, files
+
+
+@pytest.mark.parametrize("command", [c for _, c in DOCUMENTED],
+                         ids=[f"{name}: {' '.join(c[2:])}" for name, c in DOCUMENTED])
+def test_a_documented_command_is_accepted(command):
     assert refusal(command) is None, f"{shlex.join(command)}: {refusal(command)}"
 
 
-def test_the_check_finds_commands_and_refuses_what_is_wrong():
-    text = ("Some prose with `python -m nowhere` inline.\n\n"
-            "```sh\n"
-            ".venv/bin/python -m evolution.run --generations 3 \\\n"
-            "    --stage hillside   # a comment\n"
-            "make test\n"
-            "python -m plots replay runs/x --gif run.gif --frames 3\n"
-            "```\n\n```python\npython -m not.a.shell.block\n```\n"
-            "1. In a list:\n\n   ```sh\n   python -m runners.baselines --markdown\n   ```\n")
-    found = readme_commands(text)
-    assert found == [
-        [".venv/bin/python", "-m", "evolution.run", "--generations", "3", "--stage",
-         "hillside"],
-        ["python", "-m", "plots", "replay", "runs/x", "--gif", "run.gif", "--frames", "3"],
-        ["python", "-m", "runners.baselines", "--markdown"],
-    ]
-    assert refusal(found[0]) is None
-    assert "--frames" in refusal(found[1])
-    assert "nowhere.cli" in refusal(["python", "-m", "nowhere.cli", "--x"])
-    assert "--stagez" in refusal(["python", "-m", "speednik.stages", "list", "--stagez"])
-    assert "population" in refusal(["python", "-m", "evolution.run", "--population", "1"])
-    assert refusal(["python", "-m", "runners.baselines", "--help"]) is None
+# -- the README's first choices ------------------------------------------------
+
+FIRST_BEGIN = "<!-- first choices: configs/recipe.toml -->"
+FIRST_END = "<!-- end of first choices -->"
+
+
+def first_choices() -> dict[str, tuple[str, str]]:
+    """The README's table of first choices: option -> (the cell of what to
+    choose first, the cell of what else is offered)."""
+    text = README.read_text(encoding="utf-8")
+    assert FIRST_BEGIN in text and FIRST_END in text
+    table = text[text.index(FIRST_BEGIN) + len(FIRST_BEGIN):text.index(FIRST_END)]
+    rows = [line for line in table.strip().splitlines() if line.startswith("|")][2:]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+    return {option: (first, also) for option, first, also in cells}
+
+
+def test_the_first_choices_are_the_recipe_preset_s():
+    import tomllib
+
+    recipe = tomllib.loads((ROOT / "configs" / "recipe.toml").read_text(encoding="utf-8"))
+    preset = {key: value for table in recipe.values() for key, value in table.items()}
+    shown = {}
+    for first, _ in first_choices().values():
+        for flag, value in re.findall(r"`--([a-z-]+) ([^`]+)`", first):
+            shown[flag.replace("-", "_")] = value
+    assert "observation" in shown and "algorithm" in shown and "policy" in shown
+    for key, value in shown.items():
+        assert key in preset, f"--{key} is not a setting of configs/recipe.toml"
+        assert str(preset[key]) == value, (key, preset[key], value)
+
+
+def test_the_first_choices_name_registered_choices_and_every_observation():
+    """Every name the table shows is registered, the first choice of each
+    row among them; every observation is shown once, either as the first
+    choice or as an alternative (the record's marked so)."""
+    from evolution.strategies.registry import STRATEGIES
+    from runners.policies import POLICY_FAMILIES
+    from speednik.observation import list_observations
+
+    choices = first_choices()
+    for option, flag, names in (("observation", "observation", list_observations()),
+                                ("policy", "policy", tuple(POLICY_FAMILIES)),
+                                ("search method", "algorithm", tuple(STRATEGIES))):
+        first, also = choices[option]
+        chosen = re.findall(rf"`--{flag} ([^`]+)`", first)
+        assert len(chosen) == 1 and chosen[0] in names, (option, chosen)
+        offered = [n for n in re.findall(r"`([a-z][a-z-]*)`", also) if n in names]
+        assert chosen[0] not in offered, option
+        assert len(set(offered)) == len(offered), option
+        if option == "observation":
+            assert sorted(chosen + offered) == sorted(names), (
+                f"the README's first choices name the observations "
+                f"{sorted(chosen + offered)}; registered: {sorted(names)}")
+    record = choices["observation"][1].split("kept for the record:")[1]
+    assert set(re.findall(r"`([a-z]+)`", record)) <= set(list_observations())
+    assert re.findall(r"`([a-z]+)`", record), "no observation is marked as kept for the record"
