@@ -1,7 +1,8 @@
 """Every `python -m ...` command line in the ```sh blocks of README.md and
 of docs/*.md is accepted by the command it names: its arguments are read
 by that module's own parser (`build_parser()`), nothing is run. A flag
-renamed or removed, or a module that is gone, fails here. The README's
+renamed or removed, or a module that is gone, fails here; so does a
+`python -m ...` command line quoted inline in their prose. The README's
 table of first choices is the recipe preset's, and names every
 registered observation, policy family and search method."""
 from __future__ import annotations
@@ -131,6 +132,50 @@ def test_the_readme_has_commands_to_check():
     modules = {c[2] for c in COMMANDS}
     assert {"evolution.run", "evolution.compare", "evolution.tune", "runners.replay",
             "runners.baselines", "plots", "evolution.cluster.worker"} <= modules, modules
+
+
+def inline_commands(text: str) -> list[list[str]]:
+    """The `python -m ...` code spans of a Markdown text's prose (a span
+    may run over a line break), as argv lists."""
+    flat = re.sub(r"\s*\n\s*", " ", re.sub(r"^[ \t]*```.*?^[ \t]*```", "", text,
+                                             flags=re.S | re.M))
+    return [shlex.split(span) for span in
+            re.findall(r"`((?:\.venv/bin/)?python -m [^`]+)`", flat)]
+
+
+def mention(command: list[str]) -> bool:
+    """Whether an inline command only names a command (`python -m plots
+    archive`, `python -m evolution.choices`) rather than giving a line
+    to run."""
+    rest = command[3:]
+    if command[2] in ("plots", "speednik.stages") and rest:
+        rest = rest[1:]                          # the subcommand
+    return not rest
+
+
+INLINE = [(path.relative_to(ROOT).as_posix(), command)
+          for path in (README, *DOCS)
+          for command in inline_commands(path.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize("command", [c for _, c in INLINE],
+                         ids=[f"{name}: {' '.join(c[2:])}" for name, c in INLINE])
+def test_an_inline_command_is_accepted(command):
+    if mention(command):
+        importlib.import_module(command[2])     # the command named exists
+    else:
+        assert refusal(command) is None, f"{shlex.join(command)}: {refusal(command)}"
+
+
+def test_inline_commands_are_found_and_checked():
+    text = ("Run `python -m runners.replay RUN_DIR\n  --stage gen:hard:0-31` or see\n"
+            "`python -m plots archive`.\n\n```sh\npython -m not.here\n```\n")
+    found = inline_commands(text)
+    assert found == [["python", "-m", "runners.replay", "RUN_DIR", "--stage", "gen:hard:0-31"],
+                     ["python", "-m", "plots", "archive"]]
+    assert not mention(found[0]) and mention(found[1])
+    assert "--stagez" in refusal(["python", "-m", "runners.replay", "RUN", "--stagez", "x"])
+    assert len(INLINE) > 20
 
 
 def test_the_docs_have_commands_to_check():
