@@ -6,6 +6,7 @@ pasted elsewhere opens the same view:
     /?study=NAME                an evolution.tune study
     /?comparison=NAME           an evolution.compare output directory
     /?x=frames                  curves against frames played (else generations)
+    /?x=seconds                 curves against wall time (the logbook's seconds)
     /?columns=seed,es_lr        settings shown as columns of the runs table
 
 NAME is a directory's path under RUNS_DIR as the page shows it. The page
@@ -21,6 +22,9 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 from urllib.parse import quote
 
+# The curves' x axes as the address names them ("gen" is the page as it opens).
+X_AXES = ("gen", "frames", "seconds")
+
 # Replaces the query of the page's address without adding to its history.
 REPLACE_JS = ("const q = cb_obj.value;\n"
               "window.history.replaceState(window.history.state, '',"
@@ -33,8 +37,12 @@ class View:
     overlay: tuple[str, ...] = ()
     study: str | None = None
     comparison: str | None = None
-    frames: bool = False
+    x: str = "gen"
     columns: tuple[str, ...] = ()
+
+    @property
+    def frames(self) -> bool:
+        return self.x == "frames"
 
 
 def _texts(values: Iterable[bytes | str]) -> list[str]:
@@ -71,7 +79,7 @@ def read_view(arguments: Mapping[str, Sequence[bytes | str]] | None,
                 overlay=split_names(_texts(arguments.get("overlay") or []), known),
                 study=_last(arguments, "study"),
                 comparison=_last(arguments, "comparison"),
-                frames=_last(arguments, "x") == "frames",
+                x=x if (x := _last(arguments, "x")) in X_AXES else "gen",
                 columns=split_names(_texts(arguments.get("columns") or [])))
 
 
@@ -93,8 +101,8 @@ def query(view: View) -> str:
         parts.append(f"study={_q(view.study)}")
     if view.comparison:
         parts.append(f"comparison={_q(view.comparison)}")
-    if view.frames:
-        parts.append("x=frames")
+    if view.x != "gen":
+        parts.append(f"x={view.x}")
     if view.columns:
         parts.append("columns=" + ",".join(_q(n) for n in view.columns))
     return "?" + "&".join(parts) if parts else ""

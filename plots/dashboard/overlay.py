@@ -26,15 +26,38 @@ NAME = "compare-overlay"
 PICK_NOTE = "<p><i>pick runs to overlay their best-fitness curves</i></p>"
 
 
-def overlay_data(run: Run, frames: bool, smoothing: float = 0.0,
+# The x axes: the logbook's column and the axis's label.
+X_LABELS = {"gen": "generation", "frames": "frames played", "seconds": "wall time (s)"}
+
+
+def x_column(book: dict[str, list[float]], x: str) -> str:
+    """The logbook column drawn on x: `x` where the logbook has it, else
+    generations."""
+    return x if x in X_LABELS and book.get(x) else "gen"
+
+
+def x_values(book: dict[str, list[float]], x: str) -> list[float]:
+    """The x of each generation: its number, the frames played so far
+    (the logbook counts them so), or the wall time so far (the running sum
+    of each generation's `seconds`, a generation without one adding 0)."""
+    name = x_column(book, x)
+    if name != "seconds":
+        return list(book.get(name, []))
+    out, total = [], 0.0
+    for v in book["seconds"]:
+        total += v if math.isfinite(v) else 0.0
+        out.append(round(total, 3))
+    return out
+
+
+def overlay_data(run: Run, x: str, smoothing: float = 0.0,
                  log: bool = False) -> dict[str, list]:
-    """A run's line: x generations (or frames played, where `frames` and
-    the run's logbook has them) and its best fitness smoothed (`charts.smooth`;
+    """A run's line: x generations (or frames played or wall time, where
+    `x` asks for them and the run's logbook has them) and its best fitness smoothed (`charts.smooth`;
     `raw` as logged), with its name for the hover; on a log axis, values
     at or below 0 left out."""
     book = run.logbook
-    x_name = "frames" if frames and book.get("frames") else "gen"
-    xs = list(book.get(x_name, []))
+    xs = x_values(book, x)
     best = best_curve(book)
     best = (best + [math.nan] * (len(xs) - len(best)))[:len(xs)]
     shown = smooth(best, smoothing)
@@ -49,12 +72,12 @@ class Overlay:
     def __init__(self) -> None:
         self.layout = column(Div(text=PICK_NOTE), name="compare-box")
         self.names: tuple[str, ...] | None = None
-        self.frames = False
+        self.x = "gen"
         self.log = False
         self.figure = None
         self.sources: list[ColumnDataSource] = []
 
-    def show(self, runs: Sequence[Run], frames: bool = False, smoothing: float = 0.0,
+    def show(self, runs: Sequence[Run], x: str = "gen", smoothing: float = 0.0,
              log: bool = False) -> None:
         names = tuple(r.name for r in runs)
         if not names:
@@ -62,19 +85,19 @@ class Overlay:
                 self.layout.children = [Div(text=PICK_NOTE)]
                 self.names, self.figure, self.sources = names, None, []
             return
-        if names != self.names or frames != self.frames or log != self.log:
-            self._build(runs, frames, smoothing, log)
+        if names != self.names or x != self.x or log != self.log:
+            self._build(runs, x, smoothing, log)
             return
         for source, run in zip(self.sources, runs):
-            data = overlay_data(run, frames, smoothing, log)
+            data = overlay_data(run, x, smoothing, log)
             if data != dict(source.data):
                 source.data = data
 
-    def _build(self, runs: Sequence[Run], frames: bool, smoothing: float,
+    def _build(self, runs: Sequence[Run], x: str, smoothing: float,
                log: bool) -> None:
-        self.names, self.frames, self.log = tuple(r.name for r in runs), frames, log
+        self.names, self.x, self.log = tuple(r.name for r in runs), x, log
         fig = figure(height=420, width=1250, title=TITLE, name=NAME,
-                     x_axis_label="frames played" if frames else "generation",
+                     x_axis_label=X_LABELS.get(x, "generation"),
                      y_axis_label="best fitness" + (" (log; values <= 0 left out)"
                                                     if log else ""),
                      y_axis_type="log" if log else "linear",
@@ -85,7 +108,7 @@ class Overlay:
         items, self.sources = [], []
         used: set[str] = set()
         for run in runs:
-            source = ColumnDataSource(overlay_data(run, frames, smoothing, log))
+            source = ColumnDataSource(overlay_data(run, x, smoothing, log))
             # The run's own colour (as in every chart); dashed when another
             # run picked has the same one.
             colour = run_colour(run.name)

@@ -53,12 +53,13 @@ from evolution.loop.method_file import METHOD_NAME, read_method_file
 from evolution.loop.outputs import CONFIG_NAME, LOGBOOK_NAME, RunFileError
 from plots import PlotError
 from plots.dashboard import views
-from plots.dashboard.address import REPLACE_JS, View, query, read_view
+from plots.dashboard.address import REPLACE_JS, X_AXES, View, query, read_view
 from plots.dashboard.charts import SMOOTHING_MAX, number_ticks, positive_only, run_colour, smooth
 from plots.dashboard.study import StudyBusyError, StudyReadError, StudyView, read_study
 from plots.dashboard.archive_map import ArchiveMap, archive_cells
 from plots.dashboard.history import MethodHistory
-from plots.dashboard.overlay import Overlay
+from plots.dashboard.groups import METHOD, GroupView, data_table, markdown_tables
+from plots.dashboard.overlay import X_LABELS, Overlay, x_column, x_values
 from plots.dashboard.runs import (
     COLUMNS,
     STUDY_FILE,
@@ -71,6 +72,10 @@ from plots.dashboard.runs import (
 from runners.archive_file import ARCHIVE_NAME, ArchiveFileError
 
 REFRESH_MS = 1000
+REST_AFTER_MS = 3000
+# The runs table's rows (px) and the most it grows to before it scrolls.
+ROW_HEIGHT = 25
+TABLE_HEIGHT = 420
 ALL = "all methods"
 TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
           "stages": "stages", "generation": "generation", "best": "best fitness",
@@ -103,6 +108,30 @@ SMOOTHED = ("best", "max", "mean")
 # (button label, the run's file, the name it is saved as, its type).
 DOWNLOADS = (("download logbook (CSV)", LOGBOOK_NAME, "logbook.csv", "text/csv"),
              ("download settings (JSON)", CONFIG_NAME, "config.json", "application/json"))
+# A click on a row of the runs table (not on its tick box) chooses that
+# run: the table's selection is the runs ticked, so the click is read from
+# the grid itself and written into a hidden text box the server follows.
+# Installed once the page's views exist; the grid is looked up at each
+# click (the table draws a new one when its columns change). Then it says
+# the table is drawn, and the server sends the rest of the page.
+CLICK_JS = """
+function install() {
+  const view = Bokeh.index.find_one(table);
+  if (view == null || view.shadow_el == null) { setTimeout(install, 100); return; }
+  view.shadow_el.addEventListener("click", (ev) => {
+    const grid = view.grid;
+    if (grid == null) { return; }
+    const cell = grid.getCellFromEvent(ev);
+    if (cell == null) { return; }
+    const col = grid.getColumns()[cell.cell];
+    if (col == null || col.id === "_checkbox_selector") { return; }
+    const name = view.data.getField(cell.row, "name");
+    if (name != null && chooser.value !== name) { chooser.value = name; }
+  });
+  ready.value = "drawn";
+}
+install();
+"""
 DOWNLOAD_JS = """
 const d = cb_obj.data;
 if (!d.text || d.text.length === 0) { return; }
@@ -121,7 +150,7 @@ class Page:
     """The widgets of one document and how they follow the runs."""
 
     def __init__(self, runs: RunsDir, doc: Document | None = None,
-                 view: View | None = None) -> None:
+                 view: View | None = None, lazy: bool = False) -> None:
         self.runs = runs
         self.doc = doc
         self.all_rows: list[dict[str, Any]] = []
@@ -134,20 +163,54 @@ class Page:
         self.count = Div(text="")
         self.table = DataTable(
             source=self.table_source, sortable=True, index_position=None, width=1250,
-            height=320, columns=[_column(c) for c in COLUMNS])
+            height=ROW_HEIGHT * 2, row_height=ROW_HEIGHT, selectable="checkbox",
+            columns=[_column(c) for c in COLUMNS], name="runs-table")
+        # The run clicked in the table (CLICK_JS writes it).
+        self.run_click = TextInput(value="", visible=False, name="run-click")
+        self.run_click.on_change("value", lambda attr, old, new: self.on_click_run(new))
+        # "drawn" once the browser has drawn the table (CLICK_JS writes it).
+        self.drawn = TextInput(value="", visible=False, name="page-drawn")
         # Settings shown as more columns of the table, picked by name.
         self.settings_of: dict[str, dict[str, Any]] = {}
         self.flat_cache: dict[str, tuple[Run, dict[str, Any]]] = {}
         self.setting_pick = MultiChoice(title="settings as columns", value=[], options=[],
                                         width=600, name="setting-columns")
         self.setting_pick.on_change("value", lambda attr, old, new: self.on_setting_columns())
-        self.axis = RadioButtonGroup(labels=["generations", "frames played"],
-                                     active=1 if self.asked.frames else 0, name="x-axis")
+        self.axis = RadioButtonGroup(labels=["generations", "frames played", "wall time"],
+                                     active=X_AXES.index(self.asked.x), name="x-axis")
         # The fitness charts' controls (TensorBoard's): smoothing, log y.
         self.smoothing = Slider(title="smoothing (0 = off)", start=0.0, end=SMOOTHING_MAX,
                                 step=0.01, value=0.0, width=250, name="smoothing")
         self.log_y = Checkbox(label="log y (values at or below 0 are left out)",
                               active=False, name="log-y")
+        self.compare_pick = MultiChoice(title="runs to overlay (or tick them in the table)",
+                                        value=[], options=[], width=1000, name="compare-runs")
+        self.comparison = Select(title="evolution.compare output", value=NO_COMPARISON,
+                                 options=[NO_COMPARISON], width=400)
+        self.study_pick = Select(title="evolution.tune study", value=NO_STUDY,
+                                 options=[NO_STUDY], width=400, name="study")
+        # The page's address (?run=...&overlay=...), written into the
+        # browser's address bar whenever it changes.
+        self.address = TextInput(value=query(self.asked), visible=False, name="address")
+        self.address.js_on_change("value", CustomJS(code=REPLACE_JS))
+        self.download_source = ColumnDataSource({"file": [], "text": [], "type": [], "n": []})
+        self.download_source.js_on_change("data", CustomJS(code=DOWNLOAD_JS))
+
+        self.method.on_change("value", lambda attr, old, new: self.show_rows())
+        self.stage.on_change("value", lambda attr, old, new: self.show_rows())
+        self.table_source.selected.on_change("indices", self.on_select)
+        self.compare_pick.on_change("value", lambda attr, old, new: self.on_compare_pick())
+        # The rest (its figures take a while to make), now or, for a
+        # page a browser waits for, once it has drawn the table.
+        self.whole = False
+        if not lazy:
+            self.build_rest()
+
+    def build_rest(self) -> None:
+        """The widgets and figures of all but the runs table."""
+        if self.whole:
+            return
+        self.whole = True
         self.chart_note = Div(text="", name="chart-note")
         self.curve_source = ColumnDataSource(
             {c: [] for c in (*CURVES, "x", *(f"{c}_s" for c in SMOOTHED))})
@@ -167,8 +230,6 @@ class Page:
                            color="green", marker="square", legend_label="validation")
         self.tests.legend.location = "bottom_right"
         self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
-        self.download_source = ColumnDataSource({"file": [], "text": [], "type": [], "n": []})
-        self.download_source.js_on_change("data", CustomJS(code=DOWNLOAD_JS))
         self.downloads = []
         for label, file, saved, kind in DOWNLOADS:
             button = Button(label=label, width=200, disabled=True,
@@ -193,42 +254,37 @@ class Page:
                                     align="end")
         self.replay_view = Div(text="", width=1250)
         self.replaying = False
-        self.compare_pick = MultiChoice(title="runs to overlay", value=[], options=[],
-                                        width=1000, name="compare-runs")
         self.overlay = Overlay()
-        self.comparison = Select(title="evolution.compare output", value=NO_COMPARISON,
-                                 options=[NO_COMPARISON], width=400)
+        self.groups = GroupView(on_download=self.on_group_download)
+        self.group_key: tuple | None = None
+        self.comparison_tables = column(Div(text=""), name="comparison-tables")
         self.comparison_view = Div(text="", width=1300)
         self.comparison_key: tuple | None = None
-        self.study_pick = Select(title="evolution.tune study", value=NO_STUDY,
-                                 options=[NO_STUDY], width=400, name="study")
         self.study = StudyView()
         self.study_key: tuple | None = None
-        # The page's address (?run=...&overlay=...), written into the
-        # browser's address bar whenever it changes.
-        self.address = TextInput(value=query(self.asked), visible=False, name="address")
-        self.address.js_on_change("value", CustomJS(code=REPLACE_JS))
-
-        self.method.on_change("value", lambda attr, old, new: self.show_rows())
-        self.stage.on_change("value", lambda attr, old, new: self.show_rows())
+        self.groups.by.on_change("value", lambda attr, old, new: self.show_groups())
+        self.groups.band.on_change("active", lambda attr, old, new: self.show_groups())
+        self.study_pick.on_change("value", lambda attr, old, new: (self.show_study(),
+                                                                   self.write_address()))
         self.axis.on_change("active", lambda attr, old, new: self.on_chart_control())
         self.smoothing.on_change("value",
                                  lambda attr, old, new: self.on_chart_control())
         self.log_y.on_change("active", lambda attr, old, new: self.on_log())
-        self.table_source.selected.on_change("indices", self.on_select)
         self.replay_button.on_click(self.on_replay)
-        self.compare_pick.on_change("value", lambda attr, old, new: (self.show_compare(),
-                                                                      self.write_address()))
         self.comparison.on_change("value", lambda attr, old, new: (self.show_comparison(),
+                                                                    self.show_groups(),
                                                                     self.write_address()))
-        self.study_pick.on_change("value", lambda attr, old, new: (self.show_study(),
-                                                                   self.write_address()))
 
-    def layout(self):
+    def head(self):
+        """What the page shows first: the runs table and its filters."""
         return column(Div(text=f"<h2>Speednik Evolve: runs in "
                                f"{html.escape(str(self.runs.root))}</h2>"),
                       row(self.method, self.stage, self.count, self.setting_pick), self.table,
-                      self.detail,
+                      self.run_click, self.drawn)
+
+    def body(self):
+        """The rest of the page, sent after the table."""
+        return column(self.detail,
                       row(*self.downloads),
                       row(self.axis, self.smoothing, self.log_y, self.chart_note),
                       row(self.fitness_box, self.tests),
@@ -239,9 +295,13 @@ class Page:
                           self.replay_button), self.replay_view,
                       Div(text="<h3>compare runs</h3>"), self.compare_pick,
                       self.overlay.layout,
-                      self.comparison, self.comparison_view,
+                      Div(text="<h3>groups</h3>"), self.groups.layout,
+                      self.comparison, self.comparison_tables, self.comparison_view,
                       Div(text="<h3>tuning studies</h3>"), self.study_pick, self.study.layout,
                       self.address)
+
+    def layout(self):
+        return column(self.head(), self.body())
 
     def fitness_figure(self, log: bool):
         """The chosen run's fitness chart, on a linear or a log y axis."""
@@ -272,8 +332,12 @@ class Page:
         fig.add_tools(HoverTool(renderers=[points], mode="vline", tooltips=[
             ("x", "@x{0,0}"), ("best", "@best{0.000}"), ("best smoothed", "@best_s{0.000}"),
             ("population max", "@max{0.000}"), ("population mean", "@mean{0.000}")]))
-        fig.legend.location = "top_left"
-        fig.legend.click_policy = "hide"
+        # Beside the plot, never over the start of the curves.
+        legend = fig.legend[0]
+        fig.center.remove(legend)
+        legend.click_policy = "hide"
+        legend.label_text_font_size = "9pt"
+        fig.add_layout(legend, "right")
         return fig
 
     @property
@@ -285,6 +349,10 @@ class Page:
         self.show_run()
         self.show_compare()
         self.write_address()
+
+    @property
+    def x_axis(self) -> str:
+        return X_AXES[self.axis.active or 0]
 
     def on_log(self) -> None:
         if self.log_y.active and True not in self.fitness_figures:
@@ -304,7 +372,7 @@ class Page:
                     study=None if self.study_pick.value == NO_STUDY else self.study_pick.value,
                     comparison=(None if self.comparison.value == NO_COMPARISON
                                 else self.comparison.value),
-                    frames=self.axis.active == 1)
+                    x=self.x_axis)
 
     def write_address(self) -> None:
         if self.asked is not None:
@@ -345,6 +413,28 @@ class Page:
     # -- the table ---------------------------------------------------------------------
 
     def refresh(self) -> None:
+        """Everything the page shows, read again where its files changed."""
+        self.refresh_table()
+        self.show_run()
+        # Its labels are HTML (Choices.js): each a name escaped.
+        names = [(r["name"], html.escape(r["name"])) for r in self.all_rows]
+        if [tuple(o) for o in self.compare_pick.options] != names:
+            self.compare_pick.options = names
+        self.show_compare()
+        found = [self.comparison_name(p) for p in self.runs.comparisons]
+        if list(self.comparison.options) != [NO_COMPARISON, *found]:
+            self.comparison.options = [NO_COMPARISON, *found]
+        self.show_comparison()
+        self.show_groups()
+        studies = [self.comparison_name(p) for p in self.runs.studies]
+        if list(self.study_pick.options) != [NO_STUDY, *studies]:
+            self.study_pick.options = [NO_STUDY, *studies]
+        self.show_study()
+        if self.asked is not None:
+            self.apply_asked()
+
+    def refresh_table(self) -> None:
+        """The runs table, and what its filters offer."""
         runs = self.runs.runs()
         self.all_rows = self.runs.rows(runs)
         # Made again only for a run read again (RunsDir keeps the others).
@@ -357,25 +447,10 @@ class Page:
         offered = [(n, html.escape(n)) for n in names]
         if [tuple(o) for o in self.setting_pick.options] != offered:
             self.setting_pick.options = offered
-        methods = sorted({r["method"] for r in self.all_rows if r["method"]})
-        self.method.options = [ALL, *methods]
+        methods = [ALL, *sorted({r["method"] for r in self.all_rows if r["method"]})]
+        if list(self.method.options) != methods:
+            self.method.options = methods
         self.show_rows()
-        self.show_run()
-        # Its labels are HTML (Choices.js): each a name escaped.
-        names = [(r["name"], html.escape(r["name"])) for r in self.all_rows]
-        if [tuple(o) for o in self.compare_pick.options] != names:
-            self.compare_pick.options = names
-        self.show_compare()
-        found = [self.comparison_name(p) for p in self.runs.comparisons]
-        if list(self.comparison.options) != [NO_COMPARISON, *found]:
-            self.comparison.options = [NO_COMPARISON, *found]
-        self.show_comparison()
-        studies = [self.comparison_name(p) for p in self.runs.studies]
-        if list(self.study_pick.options) != [NO_STUDY, *studies]:
-            self.study_pick.options = [NO_STUDY, *studies]
-        self.show_study()
-        if self.asked is not None:
-            self.apply_asked()
 
     def shown_rows(self) -> list[dict[str, Any]]:
         want, text = self.method.value, self.stage.value.strip()
@@ -389,17 +464,29 @@ class Page:
         for k, name in enumerate(self.setting_pick.value):
             data[f"setting_{k}"] = [self.settings_of.get(r["name"], {}).get(name, "")
                                     for r in rows]
-        if data != dict(self.table_source.data):
+        old = self.table_source.data
+        if data.keys() == old.keys() and list(data["name"]) == list(old["name"]):
+            # The same rows: only the cells that changed are sent.
+            patches = {c: [(i, v) for i, (v, was) in enumerate(zip(values, old[c]))
+                           if not _same(v, was)] for c, values in data.items()}
+            patches = {c: p for c, p in patches.items() if p}
+            if patches:
+                self.table_source.patch(patches)
+                # Bokeh's table redraws when its view changes, which a
+                # patch does not do: a fresh filter (all rows, as before)
+                # makes it.
+                self.table.view.filter = AllIndices()
+        else:
             self.table_source.data = data
-            # Bokeh's table redraws when its view changes, which new data of
-            # as many rows as before does not do: a fresh filter (all rows,
-            # as before) makes it.
             self.table.view.filter = AllIndices()
-        names = data["name"]
-        keep = [names.index(self.chosen)] if self.chosen in names else []
-        if list(self.table_source.selected.indices) != keep:
-            self.table_source.selected.indices = keep
-        self.count.text = f"<br>{len(rows)} of {len(self.all_rows)} runs"
+        self.tick_rows()
+        # As tall as its rows (no empty space under them), up to TABLE_HEIGHT.
+        height = min(TABLE_HEIGHT, ROW_HEIGHT * (len(rows) + 1) + 4)
+        if self.table.height != height:
+            self.table.height = height
+        text = f"<br>{len(rows)} of {len(self.all_rows)} runs"
+        if self.count.text != text:
+            self.count.text = text
 
     def on_setting_columns(self) -> None:
         """The table's columns: its own, then each setting picked (its
@@ -412,10 +499,41 @@ class Page:
         self.write_address()
 
     def on_select(self, attr, old, new) -> None:
-        if new:
-            self.chosen = self.table_source.data["name"][new[0]]
-            self.show_run()
+        """The runs ticked in the table are the runs overlaid: those the
+        table shows as ticked, and those ticked before that its filters
+        hide now."""
+        names = self.table_source.data["name"]
+        shown = set(names)
+        ticked = [names[i] for i in sorted(new) if i < len(names)]
+        kept = [n for n in self.compare_pick.value if n not in shown]
+        # In the order they were ticked: those already picked first.
+        value = [n for n in self.compare_pick.value if n in ticked or n in kept]
+        value += [n for n in ticked if n not in value]
+        if list(self.compare_pick.value) != value:
+            self.compare_pick.value = value
+
+    def on_click_run(self, name: str) -> None:
+        """A run clicked in the table is the run chosen."""
+        if name and name != self.chosen:
+            self.chosen = name
+            if self.whole:
+                self.show_run()
             self.write_address()
+
+    def on_compare_pick(self) -> None:
+        self.tick_rows()
+        if self.whole:
+            self.show_compare()
+            self.show_groups()
+        self.write_address()
+
+    def tick_rows(self) -> None:
+        """The table's ticks: the runs overlaid among those it shows."""
+        names = self.table_source.data["name"]
+        picked = set(self.compare_pick.value)
+        keep = [i for i, n in enumerate(names) if n in picked]
+        if list(self.table_source.selected.indices) != keep:
+            self.table_source.selected.indices = keep
 
     # -- the chosen run ----------------------------------------------------------------
 
@@ -427,8 +545,8 @@ class Page:
         if run is None:
             return
         log = run.logbook
-        x_name = "frames" if self.axis.active == 1 and log.get("frames") else "gen"
-        xs = log.get(x_name, [])
+        x_name = x_column(log, self.x_axis)
+        xs = x_values(log, self.x_axis)
         curves = {c: log.get(c, [math.nan] * len(xs)) for c in CURVES}
         curves["best"] = best_curve(log)
         for c in SMOOTHED:
@@ -458,7 +576,7 @@ class Page:
                  "validation": _fractions(log.get("val_goals"), run.settings,
                                           "validation_stages")}
         self.test_source.data = {k: (v if v else [math.nan] * len(xs)) for k, v in tests.items()}
-        label = "frames played" if x_name == "frames" else "generation"
+        label = X_LABELS[x_name]
         for fig in self.fitness_figures.values():
             fig.xaxis.axis_label = label
             fig.title.text = f"fitness: {run.name}"
@@ -590,8 +708,46 @@ class Page:
         runs write their logbooks."""
         runs = {r.name: r for r in self.runs.runs()}
         picked = [runs[n] for n in self.compare_pick.value if n in runs]
-        self.overlay.show(picked, frames=self.axis.active == 1,
+        self.overlay.show(picked, x=self.x_axis,
                           smoothing=self.smoothing.value, log=self.log_y.active)
+
+    # -- groups ------------------------------------------------------------------------
+
+    def grouped_runs(self) -> tuple[list[Run], str]:
+        """The runs the group view gathers, and what they are: an
+        evolution.compare directory's (when one is chosen), else the runs
+        ticked, else those the table shows."""
+        runs = self.runs.runs()
+        chosen = self.chosen_comparison()
+        if chosen is not None:
+            inside = [r for r in runs if chosen in r.path.parents]
+            return inside, f"the {len(inside)} runs of {self.comparison.value}"
+        if self.compare_pick.value:
+            by_name = {r.name: r for r in runs}
+            ticked = [by_name[n] for n in self.compare_pick.value if n in by_name]
+            return ticked, f"the {len(ticked)} runs ticked"
+        shown = {r["name"] for r in self.shown_rows()}
+        listed = [r for r in runs if r.name in shown]
+        return listed, f"the {len(listed)} runs the table shows"
+
+    def show_groups(self) -> None:
+        """The groups drawn again when their runs, their grouping or any
+        of their runs' files changed (a run read again is a new Run)."""
+        self.groups.offer(sorted({k for flat in self.settings_of.values() for k in flat}))
+        runs, what = self.grouped_runs()
+        key = (self.groups.by.value, self.groups.band.active, what,
+               tuple(id(r) for r in runs))
+        if key == self.group_key:
+            return
+        self.group_key = key
+        self.groups.show(runs, self.settings_of, what)
+
+    def on_group_download(self) -> None:
+        group = self.groups.chosen_group()
+        if group is None:
+            return
+        name = f"group-{self.groups.by.value}-{group.name}".replace("/", "-").replace("\\", "-")
+        self.send_file(f"{name}.csv", group.csv(), "text/csv")
 
     # -- downloads ---------------------------------------------------------------------
 
@@ -608,6 +764,10 @@ class Page:
             self.chart_note.text = views.note(f"{run.name}: {file} cannot be read ({e})")
             return
         name = run.name.replace("/", "-").replace("\\", "-") + "-" + saved
+        self.send_file(name, text, kind)
+
+    def send_file(self, name: str, text: str, kind: str) -> None:
+        """`text` sent to the browser, to be saved as `name`."""
         count = (self.download_source.data.get("n") or [0])[0] + 1
         self.download_source.data = {"file": [name], "text": [text], "type": [kind],
                                      "n": [count]}
@@ -642,16 +802,35 @@ class Page:
     def comparison_name(self, path: Path) -> str:
         return str(path.relative_to(self.runs.root)) if path != self.runs.root else path.name
 
+    def chosen_comparison(self) -> Path | None:
+        return next((p for p in self.runs.comparisons
+                     if self.comparison_name(p) == self.comparison.value), None)
+
     def show_comparison(self) -> None:
-        chosen = next((p for p in self.runs.comparisons
-                       if self.comparison_name(p) == self.comparison.value), None)
+        """The chosen evolution.compare directory: its tables (Bokeh
+        tables, their cells text), and off the event loop its picture."""
+        chosen = self.chosen_comparison()
         key = None if chosen is None else (chosen, file_stamp(chosen / "compare.json"))
         if key == self.comparison_key:
             return
         self.comparison_key = key
         if chosen is None:
             self.comparison_view.text = ""
+            self.comparison_tables.children = [Div(text="")]
             return
+        try:
+            tables = markdown_tables(views.comparison_text(chosen))
+        except PlotError as e:
+            self.comparison_tables.children = [Div(text=views.note(str(e)))]
+        else:
+            shown = []
+            for k, (caption, head, body) in enumerate(tables):
+                if caption:
+                    shown.append(Div(text=f"<p>{html.escape(caption)}</p>"))
+                shown.append(data_table(head, body, f"comparison-table-{k}"))
+            self.comparison_tables.children = shown or [Div(text="")]
+        if self.groups.by.value != METHOD:
+            self.groups.by.value = METHOD
 
         def shown(html: str) -> None:
             if self.comparison_key == key:
@@ -709,6 +888,14 @@ def flat_settings(settings: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Whether two cells are the same (NaN the same as NaN)."""
+    if a == b:
+        return True
+    return (isinstance(a, float) and isinstance(b, float) and math.isnan(a)
+            and math.isnan(b))
+
+
 def _column(name: str) -> TableColumn:
     if name == "name":              # in the run's colour, as in every chart
         return TableColumn(field=name, title=TITLES[name], width=WIDTHS[name],
@@ -735,11 +922,30 @@ def make_document(root: Path):
 
     def build(doc: Document) -> None:
         arguments = doc.session_context.request.arguments if doc.session_context else {}
-        page = Page(runs, doc, read_view(arguments, [r.name for r in runs.runs()]))
-        page.refresh()
+        page = Page(runs, doc, read_view(arguments, [r.name for r in runs.runs()]),
+                    lazy=True)
+        # The table first; the rest once the browser has drawn it (or
+        # after REST_AFTER_MS, should it never say so).
+        page.refresh_table()
         doc.title = "Speednik Evolve dashboard"
-        doc.add_root(page.layout())
+        doc.add_root(page.head())
         doc.add_root(page.download_source)
-        doc.add_periodic_callback(page.refresh, REFRESH_MS)
+        doc.js_on_event("document_ready", CustomJS(args={"table": page.table,
+                                                         "chooser": page.run_click,
+                                                         "ready": page.drawn},
+                                                   code=CLICK_JS))
+        done = []
+
+        def rest(*_) -> None:
+            if done:
+                return
+            done.append(True)
+            page.build_rest()
+            page.refresh()
+            doc.add_root(page.body())
+            doc.add_periodic_callback(page.refresh, REFRESH_MS)
+
+        page.drawn.on_change("value", lambda attr, old, new: rest())
+        doc.add_timeout_callback(rest, REST_AFTER_MS)
 
     return build

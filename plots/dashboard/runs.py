@@ -4,12 +4,16 @@ write (config.json, logbook.csv, checkpoint.npz) and never written to.
 
 A directory is a run when it holds a config.json or a logbook.csv. A run
 whose files cannot be read still gets a row, saying what is wrong. Rows
-are cached by the files' modification times, so a RUNS_DIR of hundreds of
-runs is read once and then only what changed.
+are cached by the files' modification times and sizes, so a RUNS_DIR of
+hundreds of runs is read once and then only what changed; a running run
+is read again when its files change or its lock is given back, and of its
+logbook (which the run writes whole at each generation, the rows before
+unchanged) only the rows added since the last reading are parsed.
 """
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -41,8 +45,16 @@ class Run:
     status: str = "damaged"
     problem: str = ""
     updated: float = 0.0
+    # The row, made once (a run whose files change is read again, anew).
+    made: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    reading: "LogbookReading | None" = field(default=None, repr=False, compare=False)
 
     def row(self) -> dict[str, Any]:
+        if self.made is None:
+            self.made = self.make_row()
+        return dict(self.made)
+
+    def make_row(self) -> dict[str, Any]:
         s, log = self.settings, self.logbook
         last = {k: v[-1] for k, v in log.items() if v}
         return {
@@ -116,27 +128,79 @@ def _share(goals: list[float] | None, count: int) -> float:
     return tested[-1] / count if tested else math.nan
 
 
+@dataclass
+class LogbookReading:
+    """What was read of a logbook: its columns, and where the reading
+    stopped (the bytes up to the end of the last whole line, that line's
+    bytes, and its line number), so that a longer file whose read part is
+    the same is read on from there."""
+
+    table: dict[str, list[float]]
+    header: bytes
+    consumed: int
+    last_line: bytes
+    lines: int
+
+
 def read_logbook_table(path: Path) -> dict[str, list[float]]:
     """Every column of a logbook.csv as floats (NaN where a generation left
     one empty); ValueError naming the file for anything else."""
+    return read_logbook(path).table
+
+
+def read_logbook(path: Path, before: LogbookReading | None = None) -> LogbookReading:
+    """`read_logbook_table`'s reading of `path`, parsing only the lines
+    after `before`'s when the file still begins with what it read and
+    ends with a whole line."""
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            rows = list(reader)
-    except (OSError, csv.Error, UnicodeDecodeError) as exc:
+        with open(path, "rb") as f:
+            if before is not None and before.consumed > 0:
+                start = before.consumed - len(before.last_line)
+                head = f.read(len(before.header))
+                f.seek(start)
+                tail = f.read()
+                if (head == before.header and tail.startswith(before.last_line)
+                        and tail.endswith(b"\n")):
+                    return _parse(path, tail[len(before.last_line):], before)
+                f.seek(0)
+            data = f.read()
+    except OSError as exc:
         raise ValueError(f"{path.name} not readable ({exc})") from None
-    if "gen" not in header or "max" not in header:
-        raise ValueError(f"{path.name} has no gen and max columns")
-    out: dict[str, list[float]] = {name: [] for name in header}
-    for i, row in enumerate(rows, 2):
-        for name in header:
-            text = row.get(name)
+    return _parse(path, data, None)
+
+
+def _parse(path: Path, data: bytes, before: LogbookReading | None) -> LogbookReading:
+    try:
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path.name} not readable ({exc})") from None
+    if before is None:
+        header = rows[0] if rows else []
+        if "gen" not in header or "max" not in header:
+            raise ValueError(f"{path.name} has no gen and max columns")
+        out: dict[str, list[float]] = {name: [] for name in header}
+        rows, first_line = rows[1:], 2
+        head_bytes, base = data.split(b"\n", 1)[0] + b"\n", 0
+    else:
+        header = list(before.table)
+        out = {name: list(values) for name, values in before.table.items()}
+        first_line, head_bytes, base = before.lines + 1, before.header, before.consumed
+    for i, row in enumerate(rows, first_line):
+        if not row:
+            continue                        # a blank line, as csv.DictReader skips
+        for k, name in enumerate(header):
+            text = row[k] if k < len(row) else ""
             try:
-                out[name].append(float(text) if text not in (None, "") else math.nan)
+                out[name].append(float(text) if text != "" else math.nan)
             except ValueError:
                 raise ValueError(f"{path.name} line {i}: {name} is {text!r}") from None
-    return out
+    lines = first_line - 1 + len(rows)
+    if before is not None and not data:
+        return LogbookReading(out, head_bytes, base, before.last_line, lines)
+    if not data.endswith(b"\n"):
+        return LogbookReading(out, head_bytes, 0, b"", lines)     # read whole next time
+    last = data[:-1].rsplit(b"\n", 1)[-1] + b"\n"
+    return LogbookReading(out, head_bytes, base + len(data), last, lines)
 
 
 def is_running(path: Path) -> bool:
@@ -161,9 +225,10 @@ def is_running(path: Path) -> bool:
         os.close(fd)
 
 
-def read_run(path: Path, name: str) -> Run:
+def read_run(path: Path, name: str, before: LogbookReading | None = None) -> Run:
     """The run in `path`; a run with a `problem` when its files say
-    something wrong."""
+    something wrong. `before`: the last reading of its logbook, read on
+    from where it stopped (`read_logbook`)."""
     run = Run(path, name)
     stamps = [p.stat().st_mtime for p in (path / CONFIG_NAME, path / LOGBOOK_NAME)
               if p.exists()]
@@ -176,7 +241,8 @@ def read_run(path: Path, name: str) -> Run:
             check_settings(data["settings"])
             run.settings = data["settings"]
         if (path / LOGBOOK_NAME).exists():
-            run.logbook = read_logbook_table(path / LOGBOOK_NAME)
+            run.reading = read_logbook(path / LOGBOOK_NAME, before)
+            run.logbook = run.reading.table
     except (OSError, ValueError, RecursionError) as exc:
         run.status, run.problem = "damaged", str(exc) or type(exc).__name__
         return run
@@ -270,13 +336,19 @@ class RunsDir:
         return found
 
     def runs(self) -> list[Run]:
+        """Every run, the Run of one whose files and status have not
+        changed being the one given before."""
         out = []
         for path in self.run_dirs():
             key = tuple(file_stamp(path / n) for n in (CONFIG_NAME, LOGBOOK_NAME, CHECKPOINT_NAME))
             held = self._cache.get(path)
-            if held is None or held[0] != key or held[1].status == "running":
+            if (held is None or held[0] != key
+                    or (held[1].status == "running" and not is_running(path))):
                 name = str(path.relative_to(self.root)) if path != self.root else path.name
-                held = (key, read_run(path, name))
+                # The logbook read on from the last reading when only it grew.
+                before = (held[1].reading if held is not None and held[0][0] == key[0]
+                          and held[1].reading is not None else None)
+                held = (key, read_run(path, name, before))
                 self._cache[path] = held
             out.append(held[1])
         return out

@@ -440,29 +440,42 @@ def replay_view(run_dir: Path, settings: dict, stage_name: str, who: str = "") -
 
 # -- compare -----------------------------------------------------------------------------
 
-def comparison_view(out_dir: Path) -> str:
-    """An `evolution.compare` output directory: its tables (what the
-    command printed, as HTML tables), its task, and its curves (as `plots
-    methods` draws them)."""
-    from evolution.compare import improvement_lines, table
-    from plots.methods import draw_methods, read_comparison
+def comparison_text(out_dir: Path) -> str:
+    """What `evolution.compare` printed of `out_dir`: its tables as
+    Markdown (the methods, held-out stages per test set, and which method
+    beats which)."""
+    from evolution.compare import by_set_table, improvement_lines, table
+    from plots.methods import read_comparison
 
     data = read_comparison(out_dir)
     try:
         text = table(data["methods"])
+        if all(m.get("held_out_by_set") for m in data["methods"].values()):
+            text += "\n\n" + by_set_table(data["methods"])
         improvement = data.get("improvement") or {}
         if len(data["methods"]) > 1 and improvement.get("pairs"):
             on = ("held-out completion" if improvement.get("on") == "held_out"
                   else "training fitness")
             text += "\n\n" + improvement_lines(improvement["pairs"], on)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError, StopIteration) as e:
         raise PlotError(f"{out_dir}: compare.json is not a comparison ({e})") from None
+    return text
+
+
+def comparison_view(out_dir: Path) -> str:
+    """An `evolution.compare` output directory: its task, and its picture
+    as `plots methods` draws it (the curves and the performance profiles);
+    its tables are the page's (`comparison_text`)."""
+    from plots.methods import draw_methods, read_comparison
+
+    data = read_comparison(out_dir)
+    comparison_text(out_dir)                # a file that is no comparison says so
     fig = draw_methods(new_figure(13, 5), out_dir)
     return (f"<p><b>{html.escape(str(out_dir))}</b>: seeds "
             f"{html.escape(_listed(data.get('seeds')))}, "
             f"{html.escape(str(data.get('frames')))} frames each; task: "
             f"{html.escape(task_text(data.get('task')))}</p>"
-            + markdown_html(text) + figure_html(fig, "methods compared"))
+            + figure_html(fig, "methods compared"))
 
 
 def _listed(values: Any) -> str:

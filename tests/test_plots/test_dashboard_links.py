@@ -16,8 +16,8 @@ from test_dashboard_safety import write_run
 
 def test_an_address_reads_back_as_the_view_it_was_written_from():
     views = [View(), View(run="a"), View(run="g/b c", overlay=("a", "g/b c")),
-             View(study="tune/x", comparison="cmp", frames=True),
-             View(overlay=("a,1", "b"))]
+             View(study="tune/x", comparison="cmp", x="frames"),
+             View(overlay=("a,1", "b")), View(x="seconds")]
     for view in views:
         text = query(view)
         # tornado's request.arguments: the query decoded, each name's values as bytes.
@@ -32,6 +32,8 @@ def test_overlay_names_split_on_commas_unless_a_run_is_named_so():
     assert split_names(["a,b", "a"], known=["a,b"]) == ("a,b", "a")
     assert split_names(["a,,a, b "]) == ("a", "b")
     assert read_view({"x": [b"gens"]}).frames is False
+    assert read_view({"x": [b"gens"]}).x == "gen"
+    assert read_view({"x": [b"seconds"]}).x == "seconds"
     assert read_view({"run": [b"", b"r1"]}).run == "r1"
     assert read_view(None) == View()
 
@@ -41,19 +43,25 @@ def test_a_page_opened_at_an_address_shows_its_view_and_writes_what_changes(tmp_
     for name in ("one", "two", "group/three"):
         write_run(root / name)
     page = Page(RunsDir(root), view=View(run="two", overlay=("one", "group/three"),
-                                         frames=True))
+                                         x="frames"))
     page.refresh()
     assert page.chosen == "two"
-    assert page.table_source.data["name"][page.table_source.selected.indices[0]] == "two"
+    # The runs overlaid are the runs ticked in the table.
+    ticked = [page.table_source.data["name"][i] for i in page.table_source.selected.indices]
+    assert sorted(ticked) == ["group/three", "one"]
     assert page.fitness.title.text == "fitness: two"
     assert list(page.compare_pick.value) == ["one", "group/three"]
     assert page.axis.active == 1 and page.curve_source.data["x"] == [100, 200, 300]
     assert page.address.value == "?run=two&overlay=one,group/three&x=frames"
     # A choice made in the page is written into the address.
-    page.table_source.selected.indices = [page.table_source.data["name"].index("one")]
+    page.run_click.value = "one"            # a click on its row
     page.compare_pick.value = ["two"]
+    assert [page.table_source.data["name"][i]
+            for i in page.table_source.selected.indices] == ["two"]
     page.axis.active = 0
     assert page.address.value == "?run=one&overlay=two"
+    page.axis.active = 2
+    assert page.address.value == "?run=one&overlay=two&x=seconds"
     # A run the address names that is not there is said, escaped.
     page = Page(RunsDir(root), view=View(run="<b>gone</b>"))
     page.refresh()

@@ -114,7 +114,11 @@ def test_names_and_values_from_disk_are_escaped_in_the_page(tmp_path):
     # The overlay's choices are HTML (Choices.js): escaped labels.
     labels = dict(tuple(o) for o in page.compare_pick.options)
     assert labels[SCRIPT] == html_text.escape(SCRIPT)
-    assert "<img" not in page.layout().children[0].text
+    assert "<img" not in page.head().children[0].text
+    # Grouped by a setting whose value is HTML: the legend and the note are text.
+    page.groups.by.value = "algorithm"
+    page.show_groups()
+    assert "<img" not in page.groups.note.text
 
 
 def test_the_header_escapes_the_runs_directory(tmp_path):
@@ -122,7 +126,7 @@ def test_the_header_escapes_the_runs_directory(tmp_path):
     root.mkdir()
     page = Page(RunsDir(root))
     page.refresh()
-    header = page.layout().children[0].text
+    header = page.head().children[0].text
     assert "<img" not in header and SCRIPT in html_text.unescape(header)
 
 
