@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench figures clean
+.PHONY: run test test-broad bench figures clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,9 +16,17 @@ run: $(STAMP)
 	$(PY) -m evolution.run --generations 50
 
 # One process per core, each taking whole test files, so that the clusters
-# and runs a file shares between its tests are made once.
+# and runs a file shares between its tests are made once. Every behaviour is
+# proved here once (one stage, one seed of each sweep); the rest of the
+# sweeps, marked broad, run in test-broad.
 test: $(STAMP)
-	$(PY) -m pytest -q --numprocesses auto --dist loadfile
+	$(PY) -m pytest -q -m "not broad" --numprocesses auto --dist loadfile
+
+# The sweeps: every stage, seed, loop size and setting beyond the first,
+# long random play. A few files hold most of them, so they are spread
+# test by test.
+test-broad: $(STAMP)
+	$(PY) -m pytest -q -m broad --numprocesses auto --dist load
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -33,8 +33,19 @@ def _items(observation: str, seed: int, stages) -> list:
             for stage in stages for scale in (0.3, 1.0, 3.0) for _ in range(3)]
 
 
-@pytest.mark.parametrize("observation", ["basic", "terrain"])
-@pytest.mark.parametrize("config", CONFIGS, ids=range(len(CONFIGS)))
+def _config_and_observation() -> list:
+    """Every setting with each observation; by default each setting with
+    one of them, in turn, the other pairs with the broad tests."""
+    cases = []
+    for i, config in enumerate(CONFIGS):
+        for k, observation in enumerate(("basic", "terrain")):
+            marks = () if k == i % 2 else pytest.mark.broad
+            cases.append(pytest.param(config, observation, id=f"{i}-{observation}",
+                                      marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize("config, observation", _config_and_observation())
 def test_episode_results_equal_on_builtin_stages(observation, config):
     items = _items(observation, 7, list_stages())
     expected = run_episodes(items, config)

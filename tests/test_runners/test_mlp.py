@@ -40,11 +40,15 @@ def test_the_rational_tanh_is_tanh_and_the_same_in_both_engines():
     assert mlp_size(28, 16) == mlp_genome_size(28, 16) == 16 * 28 + 16 + 8 * 16 + 8
 
 
-@pytest.mark.parametrize("observation", ["basic", "terrain"])
-@pytest.mark.parametrize("config", [
-    RunnerConfig(),
-    RunnerConfig(action_repeat=3, stall_frames=90, max_steps=1500),
-], ids=["default", "repeat3"])
+# Each setting with one observation by default; the other pairs are broad.
+@pytest.mark.parametrize("config, observation", [
+    pytest.param(RunnerConfig(), "basic", id="default-basic"),
+    pytest.param(RunnerConfig(action_repeat=3, stall_frames=90, max_steps=1500), "terrain",
+                 id="repeat3-terrain"),
+    pytest.param(RunnerConfig(), "terrain", id="default-terrain", marks=pytest.mark.broad),
+    pytest.param(RunnerConfig(action_repeat=3, stall_frames=90, max_steps=1500), "basic",
+                 id="repeat3-basic", marks=pytest.mark.broad),
+])
 def test_mlp_episodes_equal_on_both_engines(observation, config):
     stages = list_stages() + [(1, "hard"), (4, "medium"), (2, "easy")]
     items = _items(observation, 6, 11, stages)

@@ -1,6 +1,8 @@
 """Random inputs on every built-in stage, on generated stages and on
 hand-made terrain: the player never ends a frame on the ground with its
-centre inside solid terrain, never holds a NaN, never exceeds the caps."""
+centre inside solid terrain, never holds a NaN, never exceeds the caps.
+The first stage, seed and loop of each sweep run by default, the rest with
+the broad tests."""
 from __future__ import annotations
 
 import math
@@ -12,6 +14,7 @@ from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage, list_stages, load_stage
 from speednik.terrain import SOLID
 from fuzz_inputs import random_inputs
+from sweeps import first_and_rest, sweep
 from terrain_builders import loop_stage
 
 FRAMES_PER_RUN = 6000
@@ -43,29 +46,30 @@ def check_run(stage, seed: int, frames: int = FRAMES_PER_RUN, compiled: bool = F
     return i + 1
 
 
-@pytest.mark.parametrize("name", list_stages())
+@pytest.mark.parametrize("name", sweep(list_stages()))
 def test_fuzz_builtin_stages(name):
     stage = load_stage(name)
     frames = sum(check_run(stage, seed) for seed in range(30))
     assert frames > 20_000, "random play must last long enough to test anything"
 
 
+@pytest.mark.parametrize("seeds", first_and_rest(range(8)))
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_fuzz_generated_stages(difficulty):
-    for seed in range(8):
+def test_fuzz_generated_stages(difficulty, seeds):
+    for seed in seeds:
         stage = generate_stage(seed, difficulty)
         for run in range(4):
             check_run(stage, 1000 * seed + run)
 
 
-def test_fuzz_loops():
-    for radius in (48, 96, 128):
-        stage, _ = loop_stage(radius, lead=400, tail=400)
-        for seed in range(12):
-            check_run(stage, seed, 3000)
+@pytest.mark.parametrize("radius", sweep([48, 96, 128]))
+def test_fuzz_loops(radius):
+    stage, _ = loop_stage(radius, lead=400, tail=400)
+    for seed in range(12):
+        check_run(stage, seed, 3000)
 
 
-@pytest.mark.parametrize("name", list_stages())
+@pytest.mark.parametrize("name", sweep(list_stages()))
 def test_fuzz_builtin_stages_on_the_compiled_engine(name):
     stage = load_stage(name)
     frames = sum(check_run(stage, seed, 3000, compiled=True) for seed in range(100, 110))

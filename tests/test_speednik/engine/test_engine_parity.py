@@ -2,7 +2,9 @@
 `==` on floats: player state, counters, what is collected, events and
 both observations, with random inputs on every built-in stage, on loops
 of every size at every entry speed, on generated stages of every
-difficulty, and after hand-set states (springs, enemies, spikes)."""
+difficulty, and after hand-set states (springs, enemies, spikes). The
+first stage, seed and loop of each sweep run by default, the rest with
+the broad tests."""
 from __future__ import annotations
 
 import pytest
@@ -13,19 +15,22 @@ from speednik.stages import generate_stage, list_stages, load_stage
 
 from engine_parity import first_difference, parity_from_start
 from fuzz_inputs import random_inputs
+from sweeps import first_and_rest, sweep
 from terrain_builders import loop_stage
 
 SPEEDS = [s / 2 for s in range(2, 33)]  # 1.0 .. 16.0
 
 
-@pytest.mark.parametrize("name", list_stages())
-def test_builtin_stages_random_inputs(name):
+@pytest.mark.parametrize("seeds", first_and_rest(range(12)))
+@pytest.mark.parametrize("name", sweep(list_stages()))
+def test_builtin_stages_random_inputs(name, seeds):
     stage = load_stage(name)
-    for seed in range(12):
-        assert parity_from_start(stage, random_inputs(seed, 3000)) is None
+    for seed in seeds:
+        error = parity_from_start(stage, random_inputs(seed, 3000))
+        assert error is None, f"seed {seed}: {error}"
 
 
-@pytest.mark.parametrize("radius", [48, 64, 96, 128])
+@pytest.mark.parametrize("radius", sweep([48, 64, 96, 128]))
 def test_loops_at_every_entry_speed(radius):
     stage, cx = loop_stage(radius, lead=400, tail=400)
     for speed in SPEEDS:
@@ -39,20 +44,20 @@ def test_loops_at_every_entry_speed(radius):
             assert error is None, f"radius {radius}, speed {speed}: {error}"
 
 
+@pytest.mark.parametrize("seeds", first_and_rest(range(50)))
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_fifty_generated_stages(difficulty):
-    for seed in range(50):
+def test_fifty_generated_stages(difficulty, seeds):
+    for seed in seeds:
         stage = generate_stage(seed, difficulty)
         error = parity_from_start(stage, random_inputs(seed, 900), observe=seed % 5 == 0)
         assert error is None, f"{difficulty} seed {seed}: {error}"
 
 
-def test_expert_stages_with_every_observation():
+@pytest.mark.parametrize("seeds", first_and_rest(range(12)))
+def test_expert_stages_with_every_observation(seeds):
     """Expert stages chain pits, springs and platforms: random play on them
     crosses what the pit scan and the spring probes read."""
-    from speednik.stages import load_stage
-
-    for seed in range(12):
+    for seed in seeds:
         stage = load_stage(f"gen:expert:{seed}")
         for run in range(2):
             error = parity_from_start(stage, random_inputs(100 * seed + run, 1200))
