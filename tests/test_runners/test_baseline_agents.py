@@ -21,6 +21,7 @@ from speednik.entities import Enemy, Spikes, Spring
 from speednik.stages import generate_stage, list_stages
 from speednik.terrain import SOLID
 from stage_fixtures import FLOOR_Y, build_stage, floor_grid
+from sweeps import first_and_rest, sweep
 
 WIDTH = 1600
 JUMPS = (ACTION_RIGHT_JUMP, ACTION_LEFT_JUMP)
@@ -172,7 +173,7 @@ def test_spindash_still_jumps_obstacles():
 
 # -- the built-in and generated stages can be completed ----------------------------------
 
-@pytest.mark.parametrize("stage", list_stages())
+@pytest.mark.parametrize("stage", sweep(list_stages()))
 def test_builtin_stages_are_completable_and_need_skill(stage):
     for name in ("jump-runner", "spindash"):
         res = EpisodeRunner(stage).run_episode(make_baseline(name))
@@ -183,9 +184,10 @@ def test_builtin_stages_are_completable_and_need_skill(stage):
         assert res.done_reason != "goal" and res.metrics["progress"] < 0.5
 
 
+@pytest.mark.parametrize("seeds", first_and_rest(range(2)))
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_generated_stages_are_completable(difficulty):
-    for seed in range(2):
+def test_generated_stages_are_completable(difficulty, seeds):
+    for seed in seeds:
         stage = generate_stage(seed, difficulty)
         res = EpisodeRunner(stage, max_steps=6000).run_episode(make_baseline("jump-runner"))
         assert res.done_reason == "goal", f"seed {seed} {difficulty}: {res}"

@@ -21,6 +21,7 @@ from speednik.simulation import create_sim, sim_step
 from speednik.stages import generate_stage, load_stage
 from speednik.tokens import FEATURE_IDS
 from stage_fixtures import flat_stage, pit_stage
+from sweeps import sweep
 from paths import REPO_ROOT
 
 INFO_KEYS = {"frame", "x", "y", "max_x", "rings", "deaths", "goal_reached"}
@@ -329,25 +330,25 @@ def test_registration_works_in_any_import_order(imports, env_id):
 
 # -- bounds and stepping past the end ---------------------------------------------------
 
+@pytest.mark.parametrize("stage", sweep(["hillside", "pipeworks", "skybridge"]))
 @pytest.mark.parametrize("observation", ["basic", "terrain", "hazards", "stall"])
-def test_observation_bounds_are_finite_and_hold_in_play(observation):
+def test_observation_bounds_are_finite_and_hold_in_play(observation, stage):
     from speednik.observation import get_observation
-    for stage in ("hillside", "pipeworks", "skybridge"):
-        env = SpeednikEnv(stage, observation=observation, max_steps=2000)
-        space = env.observation_space
-        assert np.all(np.isfinite(space.low)) and np.all(np.isfinite(space.high))
-        assert space.shape == (get_observation(observation).size,)
-        rng = np.random.default_rng(1)
-        for episode in range(3):
-            obs, _ = env.reset()
-            assert space.contains(obs)
-            for _ in range(2000):
-                action = 2 if rng.random() < 0.7 else int(rng.integers(8))
-                obs, _, terminated, truncated, _ = env.step(action)
-                assert space.contains(obs), dict(zip(
-                    get_observation(observation).feature_names, obs))
-                if terminated or truncated:
-                    break
+    env = SpeednikEnv(stage, observation=observation, max_steps=2000)
+    space = env.observation_space
+    assert np.all(np.isfinite(space.low)) and np.all(np.isfinite(space.high))
+    assert space.shape == (get_observation(observation).size,)
+    rng = np.random.default_rng(1)
+    for episode in range(3):
+        obs, _ = env.reset()
+        assert space.contains(obs)
+        for _ in range(2000):
+            action = 2 if rng.random() < 0.7 else int(rng.integers(8))
+            obs, _, terminated, truncated, _ = env.step(action)
+            assert space.contains(obs), dict(zip(
+                get_observation(observation).feature_names, obs))
+            if terminated or truncated:
+                break
 
 
 def test_a_step_after_the_end_warns_once_per_episode():

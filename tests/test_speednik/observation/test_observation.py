@@ -47,6 +47,7 @@ from stage_fixtures import (
     ramp_stage,
     wall_stage,
 )
+from sweeps import sweep
 
 T = {name: i for i, name in enumerate(TERRAIN_NAMES)}
 STAND_Y = FLOOR_Y - 19.0
@@ -570,7 +571,7 @@ def test_encoders_are_callable_and_picklable(name):
 
 # -- on the built-in stages -----------------------------------------------------
 
-@pytest.mark.parametrize("name", BUILTIN_STAGES + ("generated",))
+@pytest.mark.parametrize("name", sweep(BUILTIN_STAGES + ("generated",)))
 def test_observations_stay_finite_on_builtin_stages(name):
     stage = generate_stage(11, "hard") if name == "generated" else load_stage(name)
     sim = create_sim(stage)
