@@ -8,7 +8,10 @@ read from the files the runs write and never writing to them.
 - `views`: what a chosen run shows besides its curves (its method's own
   state, a replay, comparisons), as HTML with the pictures `plots` draws;
 - `history`: a method's own numbers per generation (method.jsonl) drawn;
-- `overlay`: the best-fitness curves of the runs picked to compare;
+- `overlay`: the best-fitness curves of the runs ticked in the table;
+- `groups`: runs grouped by method or by a setting, per group the median
+  and a band of the best fitness on frames played (`evolution.compare`'s
+  figure, live), and a comparison's tables as tables;
 - `archive_map`: a MAP-Elites archive as a figure whose cells replay their
   elite when clicked;
 - `study`: an `evolution.tune` study (its trials, the best so far,

@@ -226,6 +226,10 @@ class GroupView:
 
     def _build(self, groups: Sequence[Group]) -> None:
         self.names = tuple((g.name, len(g.runs)) for g in groups)
+        if self.figure is not None:
+            # The browser may keep the figure replaced a while: unnamed, it
+            # is not found in place of the new one.
+            self.figure.name = None
         if not groups:
             self.box.children = [Div(text="")]
             self.figure, self.sources = None, []

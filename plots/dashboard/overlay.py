@@ -83,6 +83,8 @@ class Overlay:
         if not names:
             if self.names != names:
                 self.layout.children = [Div(text=PICK_NOTE)]
+                if self.figure is not None:
+                    self.figure.name = None
                 self.names, self.figure, self.sources = names, None, []
             return
         if names != self.names or x != self.x or log != self.log:
@@ -96,6 +98,10 @@ class Overlay:
     def _build(self, runs: Sequence[Run], x: str, smoothing: float,
                log: bool) -> None:
         self.names, self.x, self.log = tuple(r.name for r in runs), x, log
+        if self.figure is not None:
+            # The browser may keep the figure replaced a while: unnamed, it
+            # is not found in place of the new one.
+            self.figure.name = None
         fig = figure(height=420, width=1250, title=TITLE, name=NAME,
                      x_axis_label=X_LABELS.get(x, "generation"),
                      y_axis_label="best fitness" + (" (log; values <= 0 left out)"

@@ -1,20 +1,24 @@
 """The dashboard's page, one Bokeh document per browser tab: the runs
-table (sortable, filtered by method or stage), and the run chosen in it:
-its fitness curves against generations or frames played, its held-out and
-validation completion, its settings, and what its search method has of
-its own (per generation, `history`; at the last checkpoint,
+table (sortable, filtered by method or stage; a tick box a row, a click on
+a row chooses its run), and the run chosen in it:
+its fitness curves against generations, frames played or wall time, its
+held-out and validation completion, its settings, and what its search
+method has of its own (per generation, `history`; at the last checkpoint,
 `views.method_view`; a MAP-Elites archive as a figure whose cells replay
 their elite when clicked, `archive_map`); a replay of its
 best genome (or an elite) on a stage picked in the page; the best-fitness
-curves of runs picked to compare, an `evolution.compare` output
-directory's table and curves, and an `evolution.tune` study (`study`).
+curves of the runs ticked (`overlay`), the runs grouped by method or by a
+setting (`groups`), an `evolution.compare` output directory's tables and
+curves, and an `evolution.tune` study (`study`).
 The fitness charts share `charts`' controls; the page's address names
-what it shows (`address`); the chosen run's logbook and settings can be
-saved from it.
+what it shows (`address`); the chosen run's logbook and settings, and a
+group's curves, can be saved from it.
 A callback every second reads what changed on disk, so a running run's
 row, curves and method view move, and a run started after the page opened
-appears, without reloading the page. Pictures are drawn and replays
-played on one drawing thread, so the page stays live while they are.
+appears, without reloading the page; of the table only the cells that
+changed are sent. The table is sent first, and the rest of the page once
+the browser has drawn it. Pictures are drawn and replays played on one
+drawing thread, so the page stays live while they are.
 """
 from __future__ import annotations
 
@@ -30,7 +34,6 @@ from typing import Any
 from bokeh.document import Document
 from bokeh.layouts import column, row
 from bokeh.models import (
-    AllIndices,
     Button,
     Checkbox,
     ColumnDataSource,
@@ -132,6 +135,10 @@ function install() {
 }
 install();
 """
+REDRAW_JS = """
+const view = Bokeh.index.find_one(table);
+if (view != null && view.grid != null) { view.updateGrid(); }
+"""
 DOWNLOAD_JS = """
 const d = cb_obj.data;
 if (!d.text || d.text.length === 0) { return; }
@@ -154,6 +161,8 @@ class Page:
         self.runs = runs
         self.doc = doc
         self.all_rows: list[dict[str, Any]] = []
+        # The runs as the last refresh read them (one reading a refresh).
+        self.current: list[Run] = []
         self.chosen: str | None = None
         # The view the page's address asked for, applied at its first refresh.
         self.asked = view if view is not None else View()
@@ -165,6 +174,12 @@ class Page:
             source=self.table_source, sortable=True, index_position=None, width=1250,
             height=ROW_HEIGHT * 2, row_height=ROW_HEIGHT, selectable="checkbox",
             columns=[_column(c) for c in COLUMNS], name="runs-table")
+        # Bokeh's table redraws when its view changes, which a patch or new
+        # data of as many rows does not do (a fresh filter would, at the
+        # cost of the server walking the whole document): it is told to.
+        for event in ("data", "patching"):
+            self.table_source.js_on_change(event, CustomJS(args={"table": self.table},
+                                                           code=REDRAW_JS))
         # The run clicked in the table (CLICK_JS writes it).
         self.run_click = TextInput(value="", visible=False, name="run-click")
         self.run_click.on_change("value", lambda attr, old, new: self.on_click_run(new))
@@ -221,7 +236,7 @@ class Page:
         self.best_lines: list = []
         self.fitness_figures = {False: self.fitness_figure(log=False)}
         self.fitness_box = column(self.fitness_figures[False])
-        self.tests = figure(height=300, width=520, title="held-out and validation completion",
+        self.tests = figure(height=300, width=430, title="held-out and validation completion",
                             x_axis_label="generation", y_range=(-0.02, 1.02))
         self.tests.xaxis.formatter = number_ticks()
         self.tests.scatter(x="x", y="held_out", source=self.test_source, size=6,
@@ -305,7 +320,7 @@ class Page:
 
     def fitness_figure(self, log: bool):
         """The chosen run's fitness chart, on a linear or a log y axis."""
-        fig = figure(height=300, width=700, title="fitness", x_axis_label="generation",
+        fig = figure(height=300, width=820, title="fitness", x_axis_label="generation",
                      y_axis_label="fitness (log)" if log else "fitness",
                      y_axis_type="log" if log else "linear",
                      name="fitness-log" if log else "fitness")
@@ -409,6 +424,8 @@ class Page:
         if asked.study and asked.study not in self.study_pick.options:
             self.study.problem(f"no evolution.tune study named {asked.study} under "
                                f"{self.runs.root}")
+        # What was chosen before the page was whole (runs ticked or clicked).
+        self.write_address()
 
     # -- the table ---------------------------------------------------------------------
 
@@ -435,7 +452,7 @@ class Page:
 
     def refresh_table(self) -> None:
         """The runs table, and what its filters offer."""
-        runs = self.runs.runs()
+        runs = self.current = self.runs.runs()
         self.all_rows = self.runs.rows(runs)
         # Made again only for a run read again (RunsDir keeps the others).
         held = self.flat_cache
@@ -471,14 +488,9 @@ class Page:
                            if not _same(v, was)] for c, values in data.items()}
             patches = {c: p for c, p in patches.items() if p}
             if patches:
-                self.table_source.patch(patches)
-                # Bokeh's table redraws when its view changes, which a
-                # patch does not do: a fresh filter (all rows, as before)
-                # makes it.
-                self.table.view.filter = AllIndices()
+                self.table_source.patch(patches)        # REDRAW_JS redraws it
         else:
             self.table_source.data = data
-            self.table.view.filter = AllIndices()
         self.tick_rows()
         # As tall as its rows (no empty space under them), up to TABLE_HEIGHT.
         height = min(TABLE_HEIGHT, ROW_HEIGHT * (len(rows) + 1) + 4)
@@ -538,7 +550,7 @@ class Page:
     # -- the chosen run ----------------------------------------------------------------
 
     def chosen_run(self) -> Run | None:
-        return next((r for r in self.runs.runs() if r.name == self.chosen), None)
+        return next((r for r in self.current if r.name == self.chosen), None)
 
     def show_run(self) -> None:
         run = self.chosen_run()
@@ -706,7 +718,7 @@ class Page:
         """The picked runs' best-fitness curves, against generations or
         frames played as the run's curves are; their data change as the
         runs write their logbooks."""
-        runs = {r.name: r for r in self.runs.runs()}
+        runs = {r.name: r for r in self.current}
         picked = [runs[n] for n in self.compare_pick.value if n in runs]
         self.overlay.show(picked, x=self.x_axis,
                           smoothing=self.smoothing.value, log=self.log_y.active)
@@ -717,7 +729,7 @@ class Page:
         """The runs the group view gathers, and what they are: an
         evolution.compare directory's (when one is chosen), else the runs
         ticked, else those the table shows."""
-        runs = self.runs.runs()
+        runs = self.current
         chosen = self.chosen_comparison()
         if chosen is not None:
             inside = [r for r in runs if chosen in r.path.parents]

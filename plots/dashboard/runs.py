@@ -317,30 +317,45 @@ class RunsDir:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._cache: dict[Path, tuple[tuple, Run]] = {}
+        self._paths: dict[str, Path] = {}
         # The `evolution.compare` and `evolution.tune` output directories
         # the last walk found.
         self.comparisons: list[Path] = []
         self.studies: list[Path] = []
 
     def run_dirs(self) -> list[Path]:
+        return [self._path(folder) for folder, _ in self._walk()]
+
+    def _path(self, folder: str) -> Path:
+        path = self._paths.get(folder)
+        if path is None:
+            path = self._paths[folder] = Path(folder)
+        return path
+
+    def _walk(self) -> list[tuple[str, list[str]]]:
+        """Each run directory (as a string) with the names of the files it
+        holds; the comparison and study directories kept aside."""
         found, comparisons, studies = [], [], []
         for folder, dirs, files in os.walk(self.root):
             dirs.sort()
             if CONFIG_NAME in files or LOGBOOK_NAME in files:
-                found.append(Path(folder))
+                found.append((folder, files))
             if COMPARE_NAME in files:
-                comparisons.append(Path(folder))
+                comparisons.append(self._path(folder))
             if STUDY_FILE in files:
-                studies.append(Path(folder))
+                studies.append(self._path(folder))
         self.comparisons, self.studies = comparisons, studies
         return found
 
     def runs(self) -> list[Run]:
         """Every run, the Run of one whose files and status have not
-        changed being the one given before."""
+        changed being the one given before. (Called every second for
+        every open page: strings and os.stat here, not pathlib, and no
+        stat of a file the directory listing says is not there.)"""
         out = []
-        for path in self.run_dirs():
-            key = tuple(file_stamp(path / n) for n in (CONFIG_NAME, LOGBOOK_NAME, CHECKPOINT_NAME))
+        for folder, files in self._walk():
+            key = tuple(_stamp(folder, n) if n in files else (0, -1) for n in RUN_FILES)
+            path = self._path(folder)
             held = self._cache.get(path)
             if (held is None or held[0] != key
                     or (held[1].status == "running" and not is_running(path))):
@@ -362,6 +377,18 @@ class RunsDir:
             row["updated"] = _age(now - run.updated) if run.updated else "-"
             rows.append(row)
         return rows
+
+
+# The files whose changes make a run read again.
+RUN_FILES = (CONFIG_NAME, LOGBOOK_NAME, CHECKPOINT_NAME)
+
+
+def _stamp(folder: str, name: str) -> tuple[float, int]:
+    try:
+        st = os.stat(os.path.join(folder, name))
+        return st.st_mtime_ns, st.st_size
+    except OSError:
+        return 0, -1
 
 
 def file_stamp(path: Path) -> tuple[float, int]:

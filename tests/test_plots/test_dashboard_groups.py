@@ -206,9 +206,9 @@ def test_ticked_runs_overlay_live_and_a_pasted_link_ticks_them(tmp_path):
             tick(page, "ga-b")
             page.wait_for_function(f"() => {{ const f = {MODEL}('compare-overlay'); "
                                    "return f && f.visible; }", timeout=10000)
-            assert page.evaluate(f"{MODEL}('compare-runs').value") == ["live", "ga-b"]
             page.wait_for_function("() => window.location.search === "
                                    "'?overlay=live,ga-b'", timeout=10000)
+            assert page.evaluate(f"{MODEL}('compare-runs').value") == ["live", "ga-b"]
             assert overlay_points(page, "live") == 2
             # The running run logs a generation: its line gains a point, no reload.
             (live / "logbook.csv").write_text(logbook([1, 2, 5]))
@@ -236,14 +236,14 @@ def test_ticked_runs_overlay_live_and_a_pasted_link_ticks_them(tmp_path):
             # A pasted link: its runs ticked in the table and overlaid.
             other = chromium.new_page(viewport={"width": 1400, "height": 1000})
             other.goto(url + "?overlay=ga-a,es-a&x=frames")
+            other.locator(".slick-cell").first.wait_for(timeout=20000)
             other.wait_for_function(f"() => {{ const f = {MODEL}('compare-overlay'); "
                                     "return f && f.visible; }", timeout=20000)
             assert overlay_points(other, "es-a") == 3
-            assert other.evaluate(f"{MODEL}('compare-overlay').xaxis[0].axis_label") \
+            assert other.evaluate(f"{MODEL}('compare-overlay').below[0].axis_label") \
                 == "frames played"
-            other.wait_for_function("() => document.querySelector('html') && "
-                                    f"{MODEL}('runs-table').source.selected.indices.length "
-                                    "=== 2", timeout=10000)
+            other.wait_for_function(f"() => {MODEL}('runs-table').source.selected.indices"
+                                    ".length === 2", timeout=10000)
             names = other.evaluate(f"() => {{ const t = {MODEL}('runs-table'); "
                                    "return t.source.selected.indices.map("
                                    "i => t.source.data.name[i]).sort(); }")
@@ -281,6 +281,7 @@ def test_groups_by_method_draw_one_band_each_and_a_comparison_is_tables(tmp_path
         other = chromium.new_page(viewport={"width": 1400, "height": 1000},
                                   accept_downloads=True)
         other.goto(url + "?comparison=cmp")
+        other.locator(".slick-cell").first.wait_for(timeout=20000)
         other.wait_for_function(f"() => {MODEL}('comparison-table-0') != null",
                                 timeout=20000)
         other.wait_for_function(f"() => ({bands})() === 2", timeout=10000)

@@ -248,17 +248,24 @@ def test_the_overlay_names_each_run_in_a_legend_beside_the_plot_that_hides_lines
 
 # -- an evolution.compare directory -------------------------------------------------------
 
-def test_markdown_tables_become_html_tables_escaped():
+def test_markdown_tables_become_tables_whose_cells_are_text():
+    from plots.dashboard.groups import data_table, markdown_tables
+
     text = ("| method | runs | wall |\n| --- | ---: | ---: |\n"
             f"| {SCRIPT} | 2 | 1.0 min |\n| ga | 3 | 2.0 min |\n\n"
             "probability that a run beats (training fitness; 95% CI):\n\n"
-            "| method | a | b |\n| --- | --- | --- |\n| a | - | 0.50 [0.1, 0.9] |")
-    out = views.markdown_html(text)
-    assert out.count("<table") == 2 and "|" not in out.replace("&#x27;", "")
-    assert "<img" not in out and html_text.escape(SCRIPT) in out
-    assert re.search(r"<th style='text-align:left;[^']*'>method</th>", out)
-    assert re.search(r"<td style='text-align:right;[^']*'>2</td>", out)
-    assert "<p>probability that a run beats (training fitness; 95% CI):</p>" in out
+            f"| method | {SCRIPT} | b |\n| --- | --- | --- |\n| a | - | 0.50 [0.1, 0.9] |")
+    tables = markdown_tables(text)
+    assert [(caption, head) for caption, head, _ in tables] == [
+        ("", ["method", "runs", "wall"]),
+        ("probability that a run beats (training fitness; 95% CI):", ["method", SCRIPT, "b"])]
+    assert tables[0][2] == [[SCRIPT, "2", "1.0 min"], ["ga", "3", "2.0 min"]]
+    shown = data_table(*tables[1][1:], name="t")
+    # Headers are HTML in a Bokeh table: escaped; cells are drawn as text.
+    assert [c.title for c in shown.columns] == ["method", html_text.escape(SCRIPT), "b"]
+    assert shown.source.data["c2"] == ["0.50 [0.1, 0.9]"]
+    first = data_table(*tables[0][1:], name="u")
+    assert first.source.data["c0"] == [SCRIPT, "ga"]
 
 
 def test_a_comparisons_task_is_text():

@@ -302,10 +302,13 @@ def test_an_evolution_compare_directory_shows_its_table_and_curves(tmp_path):
     assert runs.comparisons == [out]
     html = views.comparison_view(out)
     data = json.loads((out / "compare.json").read_text())
-    # The table as a table: its header cells, each a <th>.
+    # The tables as tables (the page's Bokeh tables): the header as printed.
+    from plots.dashboard.groups import markdown_tables
+
     head = [c.strip() for c in table(data["methods"]).splitlines()[0].strip("|").split("|")]
-    shown = re.findall(r"<th[^>]*>([^<]*)</th>", html.split("</thead>")[0])
-    assert [html_text.unescape(c) for c in shown] == head
+    tables = markdown_tables(views.comparison_text(out))
+    assert tables[0][1] == head and [r[0] for r in tables[0][2]] == ["ga", "openai-es"]
+    assert len(tables) == 2                     # and which method beats which
     assert "<pre>" not in html and "[&quot;" not in html and "['" not in html
     assert images(html)["methods compared"] == png_of(draw_methods(new_figure(13, 5), out))
     (out / "compare.json").write_text("{}")
