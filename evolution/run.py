@@ -68,6 +68,14 @@ class _Signals:
         return EXIT_TERMINATED if self.terminated else EXIT_INTERRUPTED
 
 
+def population_words(config) -> str:
+    from evolution.strategies.registry import get_strategy
+
+    if get_strategy(config.algorithm).learner:
+        return f"{config.population} episodes at once"
+    return f"population {config.population}"
+
+
 def main(argv: list[str] | None = None) -> int:
     with _Signals() as signals, RunDirLock() as lock:
         try:
@@ -133,7 +141,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
         what = "resuming" if args.resume else "starting"
         print(f"{what} {run_dir}: stages {', '.join(config.stages)}, "
               f"observation {config.observation}, {policy_words(config)}, "
-              f"{config.algorithm}, population {config.population}, "
+              f"{config.algorithm}, {population_words(config)}, "
               f"{config.generations} generations, seed {config.seed}, "
               f"{where_it_runs(config)}", flush=True)
     t0 = time.perf_counter()

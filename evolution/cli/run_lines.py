@@ -6,6 +6,7 @@ import logging
 import sys
 
 from evolution.config import EvolutionConfig
+from evolution.strategies.registry import get_strategy
 
 
 def format_time(seconds: float) -> str:
@@ -25,10 +26,11 @@ def make_reporter(quiet: bool):
         # best: the fitness of the genome the run would give now (best.json's);
         # pop max and pop mean: this generation's population.
         best = record.get("best")
+        individuals = 1 if get_strategy(config.algorithm).learner else config.population
         print(f"gen {gen:4d}  best {record['max'] if best is None else best:8.3f}"
               f"  pop max {record['max']:8.3f}  pop mean {record['mean']:8.3f}"
               f"  progress {100 * record['best_progress']:5.1f}%"
-              f"  goals {record['completions']:3d}/{config.population}"
+              f"  goals {record['completions']:3d}/{individuals}"
               + (f"  held-out {record['test_goals']}/{len(config.held_out_stages())}"
                  f" ({100 * record['test_progress']:.1f}%)"
                  if record.get("test_goals") is not None else "")

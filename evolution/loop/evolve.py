@@ -137,6 +137,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                 t0 = time.perf_counter()
                 gen = run.gen + 1
                 offspring = run.strategy.ask(run.population, run.hall_of_fame)
+                evaluations.frames += run.strategy.played_frames()
                 scoring["gen"] = gen
                 evals = evaluations.assign(offspring, fresh=subsets)
                 if subsets:

@@ -75,6 +75,13 @@ class Strategy(ABC):
         """
         return {}
 
+    def played_frames(self) -> int:
+        """Frames the strategy played itself since it was last asked, for
+        a method that learns from episodes of its own (PPO's rollouts):
+        they count in the run's frames and budget beside those of the
+        genomes the run scores. None (0) by default."""
+        return 0
+
     def archive(self) -> dict | None:
         """An archive of elites by cell, as arrays, for `archive.npz`
         (see `runners.archive_file`); None for strategies without one."""

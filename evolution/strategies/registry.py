@@ -90,6 +90,18 @@ def _ga_limits(options: dict, config: SearchSettings) -> str | None:
     return None
 
 
+def _ppo_limits(options: dict, config: SearchSettings) -> str | None:
+    """PPO trains on the compiled vector environment, which offers the
+    compiled observations only."""
+    from speednik.engine.observation import OBSERVATION_KINDS
+
+    observation = getattr(config, "observation", None)
+    if observation is not None and observation not in OBSERVATION_KINDS:
+        return (f"--algorithm ppo trains on the compiled engine, which has no "
+                f"--observation {observation}; accepted: {', '.join(OBSERVATION_KINDS)}")
+    return None
+
+
 @dataclass(frozen=True)
 class StrategyEntry:
     name: str
@@ -105,6 +117,10 @@ class StrategyEntry:
     # The one policy family it evolves, whose genomes it encodes itself
     # (NEAT's networks); None: any family whose genomes are of one size.
     policy: str | None = None
+    # A learner (PPO): one policy a generation, trained on episodes it
+    # plays itself (`--population` of them at once), not a population of
+    # genomes.
+    learner: bool = False
     # What `evolution.tune` searches, with the same budget for every
     # strategy: the settings that most change what it finds.
     tuning: tuple[Tunable, ...] = ()
@@ -246,6 +262,42 @@ STRATEGIES: dict[str, StrategyEntry] = {
                 Tunable("neat_node_add_prob", 0.02, 0.5, log=True),
                 Tunable("neat_conn_add_prob", 0.05, 0.9, log=True),
                 Tunable("neat_weight_power", 0.05, 2.0, log=True))),
+    "ppo": StrategyEntry(
+        "ppo", "Stable-Baselines3's PPO (the 'rl' extra): a learner; each generation "
+               "is one update on --population episodes played at once by the "
+               "compiled engine, --ppo-steps decisions each; evolves --policy mlp "
+               "(its actor), whose genome best.json holds",
+        "evolution.strategies.ppo:PPO", policy="mlp", needs=("stable_baselines3", "torch"),
+        extra="rl", learner=True,
+        # SB3's defaults for PPO, but for the rollout length (its 2048
+        # decisions an episode would make a generation of 64 episodes 0.5M
+        # decisions) and the minibatch (its 64 would make hundreds of
+        # small torch calls an update, where the time goes to overhead).
+        settings=(
+            StrategySetting("ppo_steps", 128, 1, 100000,
+                            "decisions each episode plays per update (SB3's n_steps)",
+                            whole=True),
+            StrategySetting("ppo_minibatch", 512, 1, 10000000,
+                            "decisions per gradient step (SB3's batch_size)", whole=True),
+            StrategySetting("ppo_epochs", 4, 1, 1000,
+                            "passes over an update's decisions (SB3's n_epochs)",
+                            whole=True),
+            StrategySetting("ppo_lr", 3e-4, 1e-8, 1.0, "Adam's learning rate"),
+            StrategySetting("ppo_gamma", 0.99, 0.0, 1.0, "discount factor"),
+            StrategySetting("ppo_gae_lambda", 0.95, 0.0, 1.0,
+                            "GAE's bias-variance trade-off"),
+            StrategySetting("ppo_clip", 0.2, 1e-6, 10.0, "clipping range of the ratio"),
+            StrategySetting("ppo_ent_coef", 0.01, 0.0, 10.0,
+                            "entropy bonus in the loss (exploration)"),
+            StrategySetting("ppo_vf_coef", 0.5, 0.0, 100.0, "value loss coefficient"),
+            StrategySetting("ppo_max_grad_norm", 0.5, 1e-6, 1000.0,
+                            "gradient norm clipping"),
+        ),
+        limits=_ppo_limits,
+        tuning=(Tunable("ppo_lr", 3e-5, 3e-3, log=True),
+                Tunable("ppo_ent_coef", 1e-4, 0.05, log=True),
+                Tunable("ppo_gamma", 0.95, 0.999),
+                Tunable("ppo_steps", 32, 512, log=True, whole=True))),
 }
 
 
