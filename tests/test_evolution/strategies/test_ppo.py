@@ -62,7 +62,8 @@ def test_a_short_run_on_hillside_learns_to_beat_the_untrained_policy(tmp_path):
     config = EvolutionConfig(algorithm="ppo", stages=("hillside",), population=32,
                              generations=26, seed=0, workers=1, action_repeat=4,
                              observation="reach",
-                             options={"ppo_steps": 128, "ppo_lr": 0.001})
+                             options={"ppo_steps": 128, "ppo_lr": 0.001,
+                                      "ppo_minibatch": 512})
     outcome = evolve(config, tmp_path / "run")
     untrained = outcome.logbook[0]["max"]
     assert outcome.best_fitness > untrained + 1.0
