@@ -310,8 +310,10 @@ class Page:
                           self.replay_button), self.replay_view,
                       Div(text="<h3>compare runs</h3>"), self.compare_pick,
                       self.overlay.layout,
-                      Div(text="<h3>groups</h3>"), self.groups.layout,
-                      self.comparison, self.comparison_tables, self.comparison_view,
+                      Div(text="<h3>groups</h3>"),
+                      # A comparison chosen is what the groups show.
+                      self.comparison, self.groups.layout, self.comparison_tables,
+                      self.comparison_view,
                       Div(text="<h3>tuning studies</h3>"), self.study_pick, self.study.layout,
                       self.address)
 

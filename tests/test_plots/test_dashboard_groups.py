@@ -295,5 +295,6 @@ def test_groups_by_method_draw_one_band_each_and_a_comparison_is_tables(tmp_path
         with other.expect_download(timeout=10000) as got:
             other.get_by_text("download group curves (CSV)").click()
         text = Path(got.value.path()).read_text()
-        assert text.startswith("frames,median,low,high,cmp/ga-seed0,cmp/ga-seed1\n")
+        head = "frames,median,low,high,cmp/<b>es</b>-seed0,cmp/<b>es</b>-seed1\n"
+        assert text.startswith(head) and text.endswith("\n300,9,6,12,6,12\n")
         chromium.close()
