@@ -31,6 +31,7 @@ not depend on the machine's cores or `--workers`.
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,10 @@ SB3_NUMBERS = {"train/entropy_loss": "entropy_loss", "train/policy_gradient_loss
                "train/approx_kl": "approx_kl", "train/clip_fraction": "clip_fraction",
                "train/explained_variance": "explained_variance",
                "train/learning_rate": "learning_rate", "train/loss": "loss"}
+# A minibatch that does not divide an update's decisions leaves a shorter
+# last one, which SB3 trains on as any other after warning of it.
+warnings.filterwarnings("ignore", message="You have specified a mini-batch size",
+                        category=UserWarning)
 # The critic's hidden layers: SB3's default for PPO's MlpPolicy.
 CRITIC_LAYERS = (64, 64)
 
@@ -152,13 +157,15 @@ class PPO(Strategy):
         self.env = SB3VecEnv(envs, seed=config.seed)
         # Its own random states, seeded from the run's seed (see the module
         # docstring): made here, put in place only while SB3 runs.
+        # A minibatch is at most an update's decisions.
+        batch = min(int(o["ppo_minibatch"]), self.steps * config.population)
         outside_torch, outside_np = torch.get_rng_state(), np.random.get_state()
         try:
             torch.manual_seed(config.seed)
             np.random.seed(config.seed & 0xFFFFFFFF)
             self.model = _ppo_class()(
                 _policy_class(), self.env, learning_rate=float(o["ppo_lr"]),
-                n_steps=self.steps, batch_size=int(o["ppo_minibatch"]),
+                n_steps=self.steps, batch_size=batch,
                 n_epochs=int(o["ppo_epochs"]), gamma=float(o["ppo_gamma"]),
                 gae_lambda=float(o["ppo_gae_lambda"]), clip_range=float(o["ppo_clip"]),
                 ent_coef=float(o["ppo_ent_coef"]), vf_coef=float(o["ppo_vf_coef"]),

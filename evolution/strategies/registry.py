@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from evolution.strategies.base import SearchSettings, Strategy
 
-__all__ = ["SearchSettings", "Strategy", "StrategySetting", "Tunable", "StrategyEntry",
+__all__ = ["SearchSettings", "Strategy", "StrategySetting", "Tunable", "Panel", "StrategyEntry",
            "STRATEGIES", "SIGMA_MAX", "all_settings", "readers", "list_strategies",
            "get_strategy"]
 
@@ -103,6 +103,18 @@ def _ppo_limits(options: dict, config: SearchSettings) -> str | None:
 
 
 @dataclass(frozen=True)
+class Panel:
+    """One of a method's own numbers that the dashboard draws against
+    generations: a number of its method.jsonl (`Strategy.numbers`) or,
+    with `logbook`, a logbook column of its own (`Strategy.columns`)."""
+
+    name: str
+    label: str
+    log: bool = False      # on a log scale
+    logbook: bool = False
+
+
+@dataclass(frozen=True)
 class StrategyEntry:
     name: str
     summary: str
@@ -124,6 +136,8 @@ class StrategyEntry:
     # What `evolution.tune` searches, with the same budget for every
     # strategy: the settings that most change what it finds.
     tuning: tuple[Tunable, ...] = ()
+    # Its own numbers, as the dashboard draws them.
+    panels: tuple[Panel, ...] = ()
     # Its settings checked against the run's (population, hall of fame):
     # a one-line reason they do not fit, or None.
     limits: Callable[[dict, SearchSettings], str | None] | None = None
@@ -190,6 +204,8 @@ STRATEGIES: dict[str, StrategyEntry] = {
                                   "too, beside the hall of fame (the mean averages out "
                                   "the noise every sample carries); 0: the hall of "
                                   "fame only", whole=True)),
+        panels=(Panel("sigma", "step size sigma", log=True),
+                Panel("condition", "condition number of C", log=True)),
         tuning=(Tunable("init_sigma", 0.05, 2.0, log=True),
                 Tunable("population", 16, 160, log=True, whole=True))),
     "openai-es": StrategyEntry(
@@ -217,6 +233,10 @@ STRATEGIES: dict[str, StrategyEntry] = {
                             "L2 weight decay coefficient"),
         ),
         population_multiple=2,
+        panels=(Panel("learning_rate", "learning rate now (bias-corrected)"),
+                Panel("noise_sigma", "noise sigma"),
+                Panel("mean_norm", "|theta|, the mean's norm"),
+                Panel("first_moment_norm", "|m|, Adam's first moment's norm")),
         tuning=(Tunable("es_sigma", 0.005, 1.0, log=True), Tunable("es_lr", 0.001, 0.3, log=True),
                 Tunable("es_weight_decay", 1e-4, 0.05, log=True))),
     "map-elites": StrategyEntry(
@@ -232,6 +252,8 @@ STRATEGIES: dict[str, StrategyEntry] = {
             StrategySetting("qd_line_sigma", 0.2, 0.0, 100.0,
                             "step along the line to another elite"),
         ),
+        panels=(Panel("qd_score", "QD-score", logbook=True),
+                Panel("coverage", "coverage", logbook=True)),
         tuning=(Tunable("qd_iso_sigma", 0.005, 1.0, log=True),
                 Tunable("qd_line_sigma", 0.01, 1.0, log=True),
                 Tunable("qd_bins", 4, 32, whole=True))),
@@ -258,6 +280,8 @@ STRATEGIES: dict[str, StrategyEntry] = {
                             "generations a species may go without improving before "
                             "it is dropped (the best two never are)", whole=True),
         ),
+        panels=(Panel("species", "species", logbook=True),
+                Panel("connections", "mean enabled connections", logbook=True)),
         tuning=(Tunable("neat_compat_threshold", 0.3, 4.0, log=True),
                 Tunable("neat_node_add_prob", 0.02, 0.5, log=True),
                 Tunable("neat_conn_add_prob", 0.05, 0.9, log=True),
@@ -296,6 +320,12 @@ STRATEGIES: dict[str, StrategyEntry] = {
                             "gradient norm clipping"),
         ),
         limits=_ppo_limits,
+        panels=(Panel("entropy_loss", "entropy loss (minus the entropy)"),
+                Panel("value_loss", "value loss", log=True),
+                Panel("approx_kl", "approximate KL of an update"),
+                Panel("clip_fraction", "clip fraction"),
+                Panel("explained_variance", "explained variance of the value"),
+                Panel("learning_rate", "learning rate")),
         tuning=(Tunable("ppo_lr", 3e-5, 3e-3, log=True),
                 Tunable("ppo_ent_coef", 1e-4, 0.05, log=True),
                 Tunable("ppo_gamma", 0.95, 0.999),

@@ -23,22 +23,25 @@ from bokeh.models import ColumnDataSource, Div, HoverTool
 from bokeh.palettes import Category20
 from bokeh.plotting import figure
 
+from evolution.strategies.registry import STRATEGIES
+
 Records = Sequence[dict[str, Any]]
 
-# (column, label, log scale) of each method's panels, from the logbook or
-# from method.jsonl.
-LOGBOOK_PANELS = {
-    "map-elites": (("qd_score", "QD-score", False), ("coverage", "coverage", False)),
-    "neat": (("species", "species", False), ("connections", "mean enabled connections", False)),
-}
-METHOD_PANELS = {
-    "cmaes": (("sigma", "step size sigma", True),
-              ("condition", "condition number of C", True)),
-    "openai-es": (("learning_rate", "learning rate now (bias-corrected)", False),
-                  ("noise_sigma", "noise sigma", False),
-                  ("mean_norm", "|theta|, the mean's norm", False),
-                  ("first_moment_norm", "|m|, Adam's first moment's norm", False)),
-}
+
+def _panels(logbook: bool) -> dict[str, tuple[tuple[str, str, bool], ...]]:
+    """(column, label, log scale) of each method's panels from the logbook
+    or from method.jsonl, as its registry entry declares them."""
+    out = {}
+    for name, entry in STRATEGIES.items():
+        panels = tuple((p.name, p.label, p.log) for p in entry.panels if p.logbook == logbook)
+        if panels:
+            out[name] = panels
+    return out
+
+
+LOGBOOK_PANELS = _panels(logbook=True)
+METHOD_PANELS = _panels(logbook=False)
+
 SPECIES = "species_sizes"
 PANELS_PER_ROW = 2
 COLOURS = Category20[20]
@@ -88,9 +91,10 @@ def _key_order(key: str) -> tuple[int, float, str]:
         return (1, 0.0, key)
 
 
-def _panel(name: str, label: str, log: bool, source: ColumnDataSource):
+def _panel(algorithm: str, name: str, label: str, log: bool, source: ColumnDataSource):
+    # Named for the method too: two methods may log a number of one name.
     fig = figure(height=230, width=560, title=label, x_axis_label="generation",
-                 y_axis_type="log" if log else "linear", name=f"history-{name}",
+                 y_axis_type="log" if log else "linear", name=f"history-{algorithm}-{name}",
                  tools="pan,wheel_zoom,box_zoom,reset")
     fig.line(x="gen", y=name, source=source, line_width=2)
     dots = fig.scatter(x="gen", y=name, source=source, size=4)
@@ -117,9 +121,11 @@ class MethodHistory:
         self.note = Div(text="", width=1250)
         self.panels: dict[str, list] = {}
         for algorithm, panels in LOGBOOK_PANELS.items():
-            self.panels[algorithm] = [_panel(*p, self.logbook_source) for p in panels]
+            self.panels[algorithm] = [_panel(algorithm, *p, self.logbook_source)
+                                      for p in panels]
         for algorithm, panels in METHOD_PANELS.items():
-            self.panels[algorithm] = [_panel(*p, self.method_source) for p in panels]
+            self.panels[algorithm] = [_panel(algorithm, *p, self.method_source)
+                                      for p in panels]
         self.species = figure(height=340, width=1000, name="history-species-sizes",
                               title="NEAT species sizes per generation",
                               x_axis_label="generation", y_axis_label="members",

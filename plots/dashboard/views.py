@@ -99,6 +99,12 @@ def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) 
             return openai_es_view(run_dir, settings)
     except (PlotError, ViewError) as e:
         return note(str(e))
+    from evolution.strategies.registry import STRATEGIES
+
+    entry = STRATEGIES.get(algorithm)
+    if entry is not None and entry.panels:
+        return note(f"{algorithm}'s own numbers, generation by generation, are its "
+                    f"figures on this page")
     return note(f"{algorithm or 'this method'} keeps nothing of its own beyond the "
                 f"population whose fitness is drawn above")
 

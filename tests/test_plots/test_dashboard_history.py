@@ -68,8 +68,9 @@ def test_openai_es_shows_its_learning_statistics_per_generation(runs):
     theta = load_checkpoint(runs / "openai-es").search["arrays"]["theta"]
     assert data["mean_norm"][-1] == np.linalg.norm(theta)
     assert [f.name for f in page.history.panels["openai-es"]] == [
-        "history-learning_rate", "history-noise_sigma", "history-mean_norm",
-        "history-first_moment_norm"]
+        "history-openai-es-learning_rate", "history-openai-es-noise_sigma",
+        "history-openai-es-mean_norm",
+        "history-openai-es-first_moment_norm"]
 
 
 def test_neat_species_sizes_are_a_stacked_area(runs):

@@ -16,6 +16,7 @@ from evolution.config import EvolutionConfig  # noqa: E402
 from evolution.loop.checkpoint import CheckpointError  # noqa: E402
 from evolution.loop.evolve import evolve  # noqa: E402
 from evolution.strategies.ppo import PPO  # noqa: E402
+from evolution.strategies.registry import STRATEGIES  # noqa: E402
 from speednik.engine.policy import POLICY_MLP, act  # noqa: E402
 from speednik.vector_env import SpeednikVectorEnv  # noqa: E402
 
@@ -72,6 +73,8 @@ def test_a_short_run_on_hillside_learns_to_beat_the_untrained_policy(tmp_path):
     numbers = [json.loads(line) for line in open(tmp_path / "run" / "method.jsonl")]
     assert {"entropy_loss", "value_loss", "approx_kl", "clip_fraction",
             "explained_variance", "learning_rate"} <= set(numbers[-1])
+    # The dashboard draws the numbers the registry names, which are these.
+    assert {p.name for p in STRATEGIES["ppo"].panels} <= set(numbers[-1])
     # The frames axis counts the rollouts: 32 episodes x 128 decisions x 4
     # frames an update, beside the policy's own scoring.
     frames = [r["frames"] for r in outcome.logbook]
