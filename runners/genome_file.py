@@ -287,4 +287,6 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
         "fitness_stages": list(results),
         **({"held_out": held_out} if held_out is not None else {}),
         **({"chosen": chosen} if chosen is not None else {}),
+        # A program's text, for a person (the genome is what is read back).
+        **({"program": text} if (text := policy.text(genome)) is not None else {}),
     })

@@ -36,8 +36,9 @@ import numpy as np
 from runners.agent import BaseAgent
 from runners.linear import LinearPolicy, checked_genome, genome_size as linear_size
 from runners.mlp import MAX_HIDDEN, MLPPolicy, mlp_genome_size
+from runners.gp_program import GPPolicy
 from runners.neat_net import NeatPolicy
-from speednik import neat_genome
+from speednik import gp_program, neat_genome
 from speednik.actions import NUM_ACTIONS
 from speednik.observation import get_observation
 
@@ -84,6 +85,11 @@ class PolicyFamily:
     # For genomes of varying size: numbers in a typical one, for the
     # memory a run needs: (observation size, **settings) -> int.
     typical_size: Callable[..., int] | None = None
+    # For families whose genome reads as a program: (genome, observation
+    # value names, **settings) -> its text in one line, and -> as indented
+    # code; None: a genome is only numbers.
+    text: Callable[..., str] | None = None
+    listing: Callable[..., str] | None = None
 
 
 POLICY_FAMILIES: dict[str, PolicyFamily] = {
@@ -117,6 +123,20 @@ POLICY_FAMILIES: dict[str, PolicyFamily] = {
         # connections again as it grows.
         typical_size=lambda n: 2 * neat_genome.encoded_size(0, NUM_ACTIONS,
                                                             n * NUM_ACTIONS)),
+    "gp": PolicyFamily(
+        "gp", "a program (genetic programming): a typed tree of arithmetic and "
+              "comparisons over the observation's values, if_then_else choosing "
+              "among the 8 actions; evolved by --algorithm gp",
+        genome_size=lambda n: None,
+        agent=lambda genome, observation: GPPolicy(genome, observation),
+        noun=lambda: "a gp policy",
+        layout=lambda n: gp_program.LAYOUT,
+        compiled_kind="gp",
+        structure=lambda genome, n: gp_program.problem(genome, n),
+        # A tree of some 40 nodes, as a search of the default depth keeps.
+        typical_size=lambda n: gp_program.encoded_size(40),
+        text=lambda genome, names: gp_program.text(genome, names),
+        listing=lambda genome, names: gp_program.listing(genome, names)),
 }
 DEFAULT_FAMILY = "linear"
 
@@ -203,6 +223,21 @@ class Policy:
         return checked_genome(genome, size,
                               f"{self.describe()} needs a genome of {size} numbers "
                               f"({layout})")
+
+    def text(self, genome: Any) -> str | None:
+        """The genome as a program in one line (DEAP's form), for families
+        whose genomes are programs; None for the others."""
+        if self.spec_family.text is None:
+            return None
+        names = get_observation(self.observation).feature_names
+        return self.spec_family.text(self.check(genome), names, **self.options())
+
+    def listing(self, genome: Any) -> str | None:
+        """The genome as a program in indented lines, or None."""
+        if self.spec_family.listing is None:
+            return None
+        names = get_observation(self.observation).feature_names
+        return self.spec_family.listing(self.check(genome), names, **self.options())
 
     def agent(self, genome: Any) -> BaseAgent:
         return self.spec_family.agent(genome, self.observation, **self.options())

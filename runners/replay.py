@@ -323,6 +323,9 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
               + (f" of a run with seed {record.seed}" if record.seed is not None else "")
               + (f"; chosen on validation stages in generation {record.chosen.get('generation')}"
                  f" ({record.chosen.get('candidate')})" if record.chosen else ""))
+        listing = record.policy_spec.listing(record.genome)
+        if listing is not None:
+            print("program:\n" + "\n".join("    " + line for line in listing.splitlines()))
     else:
         print(f"agent {args.agent}")
     print(f"max_steps {max_steps}, stall_frames {stall}"

@@ -102,6 +102,27 @@ def _ppo_limits(options: dict, config: SearchSettings) -> str | None:
     return None
 
 
+def _gp_limits(options: dict, config: SearchSettings) -> str | None:
+    """GP's settings against the run's and each other: a tournament from
+    the population, an elite from the hall of fame, first trees within
+    the height limit."""
+    if options["gp_tournament"] > config.population:
+        return (f"--gp-tournament {options['gp_tournament']} cannot exceed the population "
+                f"({config.population})")
+    if options["gp_elite"] >= config.population:
+        return (f"--gp-elite {options['gp_elite']} must be smaller than the population "
+                f"({config.population})")
+    if options["gp_elite"] > config.hall_of_fame:
+        return (f"--gp-elite {options['gp_elite']} needs --hall-of-fame "
+                f"{options['gp_elite']} or more: the elite is the hall of fame's best "
+                f"(it holds {config.hall_of_fame})")
+    if not options["gp_init_min"] <= options["gp_init_max"] <= options["gp_max_height"]:
+        return (f"the first trees' depths must satisfy --gp-init-min "
+                f"({options['gp_init_min']}) <= --gp-init-max ({options['gp_init_max']}) "
+                f"<= --gp-max-height ({options['gp_max_height']})")
+    return None
+
+
 @dataclass(frozen=True)
 class Panel:
     """One of a method's own numbers that the dashboard draws against
@@ -330,6 +351,45 @@ STRATEGIES: dict[str, StrategyEntry] = {
                 Tunable("ppo_ent_coef", 1e-4, 0.05, log=True),
                 Tunable("ppo_gamma", 0.95, 0.999),
                 Tunable("ppo_steps", 32, 512, log=True, whole=True))),
+    "gp": StrategyEntry(
+        "gp", "genetic programming with DEAP: typed program trees over the "
+              "observation's named values choosing an action, one-point crossover, "
+              "subtree and point mutation, double tournament against bloat; evolves "
+              "--policy gp (the default with it)",
+        "evolution.strategies.gp_strategy:GeneticProgramming", policy="gp",
+        settings=(
+            StrategySetting("gp_cx_prob", 0.5, 0.0, 1.0,
+                            "probability that a pair of parents swaps subtrees "
+                            "(cxOnePoint)"),
+            StrategySetting("gp_mut_prob", 0.2, 0.0, 1.0,
+                            "probability that an offspring has a subtree replaced by a "
+                            "new one (mutUniform)"),
+            StrategySetting("gp_point_prob", 0.1, 0.0, 1.0,
+                            "probability that an offspring has one node replaced by "
+                            "another of its kind, or a constant drawn again"),
+            StrategySetting("gp_tournament", 5, 1, 100000,
+                            "programs in each fitness tournament", whole=True),
+            StrategySetting("gp_parsimony_size", 1.4, 1.0, 2.0,
+                            "size tournament of the double tournament: the smaller of "
+                            "two winners goes on with probability this / 2 (1: size "
+                            "plays no part)"),
+            StrategySetting("gp_max_height", 8, 1, 90,
+                            "deepest tree a crossover or mutation may make (a leaf "
+                            "alone has depth 0)", whole=True),
+            StrategySetting("gp_init_min", 1, 0, 90,
+                            "least depth of the first trees (ramped half-and-half)",
+                            whole=True),
+            StrategySetting("gp_init_max", 4, 0, 90,
+                            "most depth of the first trees", whole=True),
+            StrategySetting("gp_elite", 1, 0, 100000,
+                            "best programs ever found (the hall of fame's first) copied "
+                            "unchanged into each generation", whole=True),
+        ),
+        limits=_gp_limits,
+        tuning=(Tunable("gp_cx_prob", 0.1, 0.9), Tunable("gp_mut_prob", 0.05, 0.6),
+                Tunable("gp_point_prob", 0.0, 0.5), Tunable("gp_tournament", 2, 7, whole=True),
+                Tunable("gp_parsimony_size", 1.0, 2.0),
+                Tunable("gp_max_height", 4, 12, whole=True))),
 }
 
 

@@ -34,7 +34,8 @@ from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS
 from speednik.engine.policy import POLICY_KINDS, linear_size, mlp_size
 from speednik.engine.reward import reward_arrays
 from speednik.actions import NUM_ACTIONS
-from speednik.neat_genome import encoded_size, problem as network_problem, stated_size
+from speednik import gp_program, neat_genome
+from speednik.neat_genome import encoded_size
 from speednik.reward import DEFAULT_WEIGHTS
 from speednik.signals import signals_held
 
@@ -100,8 +101,9 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
     - `stages`: built `Stage`s;
     - `params`: (n, size) float64, one row per genome;
     - `policy`: "linear", or "mlp" with `hidden` units, or "neat": each
-      row a network (`speednik.neat_genome`), rows of different lengths
-      padded at the end to the longest;
+      row a network (`speednik.neat_genome`), or "gp": each row a program
+      (`speednik.gp_program`); rows of different lengths padded at the
+      end to the longest;
     - `reward`: (name, weight) pairs in composition order (None: the
       default reward);
     - `stall_frames`: None never stalls;
@@ -124,19 +126,19 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
             raise ValueError(f"an mlp policy needs hidden, a whole number >= 1, "
                              f"got {hidden!r}")
         size = mlp_size(obs_size, int(hidden))
-    elif policy == "neat":
+    elif policy in GENOME_MODULES:
         size = None
     else:
         size = linear_size(obs_size)
     if params.ndim != 2 or (size is not None and params.shape[1] != size):
-        rows = "networks" if size is None else f"{size} numbers"
+        rows = f"{policy} genomes" if size is None else f"{size} numbers"
         raise ValueError(
             f"a {policy} policy over the {observation!r} observation needs "
             f"parameter rows of {rows}, got shape {params.shape}")
     if not np.all(np.isfinite(params)):
         raise ValueError("the parameters hold NaN or infinite weights")
     if size is None:
-        _check_networks(params, obs_size, observation)
+        _check_rows(params, policy, obs_size, observation)
     episode_stage = np.ascontiguousarray(episode_stage, dtype=np.int64)
     episode_params = np.ascontiguousarray(episode_params, dtype=np.int64)
     if episode_stage.shape != episode_params.shape or episode_stage.ndim != 1:
@@ -207,16 +209,22 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
         reward_components=components)
 
 
-def _check_networks(params: np.ndarray, obs_size: int, observation: str) -> None:
-    """Every row a whole network, so compiled code never reads outside
-    one."""
+# The policies whose rows say their own shape, and the module that
+# checks one: (what a row is, module).
+GENOME_MODULES = {"neat": ("neat network", neat_genome), "gp": ("gp program", gp_program)}
+
+
+def _check_rows(params: np.ndarray, policy: str, obs_size: int, observation: str) -> None:
+    """Every row a whole network (or program), so compiled code never
+    reads outside one."""
+    noun, module = GENOME_MODULES[policy]
     for i, row in enumerate(params):
-        size = stated_size(row)
-        found = (f"its header {row[:4].tolist()} gives {size} numbers, more than the "
-                 f"row's {len(row)}" if size is not None and size > len(row)
-                 else network_problem(row if size is None else row[:size], obs_size))
+        size = module.stated_size(row)
+        found = (f"its header {row[:module.HEADER].tolist()} gives {size} numbers, more "
+                 f"than the row's {len(row)}" if size is not None and size > len(row)
+                 else module.problem(row if size is None else row[:size], obs_size))
         if found is not None:
-            raise ValueError(f"parameter row {i} is not a neat network over the "
+            raise ValueError(f"parameter row {i} is not a {noun} over the "
                              f"{observation!r} observation: {found}")
 
 
@@ -235,4 +243,7 @@ def warm_up() -> None:
         network = np.zeros((1, encoded_size(0, NUM_ACTIONS, 0)))
         network[0, :2] = n, NUM_ACTIONS
         run_policy_batch([stage], [0], [0], network, policy="neat",
+                         observation=observation, max_steps=2, threads=1)
+        program = gp_program.encode(n, [(gp_program.OP_ACTION, 0)])
+        run_policy_batch([stage], [0], [0], program[None, :], policy="gp",
                          observation=observation, max_steps=2, threads=1)

@@ -13,6 +13,8 @@ rational formula (+, *, / only), so no library's `exp` or `tanh`, which
 may round differently from one to another, decides an action. A `neat`
 network (`speednik.neat_genome`: its parameter row says its own shape)
 uses it too, beside activations that are exact (relu, identity, clamp).
+A `gp` program (`speednik.gp_program`) is interpreted node by node: its
+arithmetic is + - * / and comparisons on float64, so it is exact too.
 """
 from __future__ import annotations
 
@@ -20,6 +22,22 @@ import math
 
 from speednik.actions import NUM_ACTIONS
 from speednik.engine.jit import frame_jit
+from speednik.gp_program import (
+    HEADER as GP_HEADER,
+    NODE_WIDTH as GP_NODE_WIDTH,
+    OP_ACTION,
+    OP_ADD,
+    OP_AND,
+    OP_DIV,
+    OP_GT,
+    OP_IF,
+    OP_INPUT,
+    OP_LT,
+    OP_MUL,
+    OP_NOT,
+    OP_OR,
+    OP_SUB,
+)
 from speednik.neat_genome import (
     ACT_CLAMPED,
     ACT_RELU,
@@ -32,7 +50,8 @@ from speednik.neat_genome import (
 POLICY_LINEAR = 0
 POLICY_MLP = 1
 POLICY_NEAT = 2
-POLICY_KINDS = ("linear", "mlp", "neat")
+POLICY_GP = 3
+POLICY_KINDS = ("linear", "mlp", "neat", "gp")
 
 # The action scores are summed four at a time (`mlp_scores`).
 assert NUM_ACTIONS % 4 == 0
@@ -221,10 +240,68 @@ def neat_scores(params, obs, n, scores):
 
 
 @frame_jit
+def gp_action(params, obs, stack):
+    """The action of the `gp` program in `params` (any zeros after it are
+    padding). The prefix row is read from its last node back, so that
+    each operator finds its arguments' values on top of `stack` (its
+    first argument's on the very top): leaves push, operators pop their
+    arguments and push their value; the root's value is the action.
+    Both branches of an if_then_else are evaluated (they have no effect
+    but their value), and its condition picks one."""
+    nodes = int(params[1])
+    top = 0
+    for k in range(nodes - 1, -1, -1):
+        at = GP_HEADER + GP_NODE_WIDTH * k
+        op = int(params[at])
+        if op == OP_INPUT:
+            stack[top] = obs[int(params[at + 1])]
+            top += 1
+        elif op <= OP_ACTION:
+            # A constant, a truth value (0 or 1) or an action's index.
+            stack[top] = params[at + 1]
+            top += 1
+        elif op == OP_NOT:
+            stack[top - 1] = 0.0 if stack[top - 1] != 0.0 else 1.0
+        elif op == OP_IF:
+            condition = stack[top - 1]
+            then = stack[top - 2]
+            otherwise = stack[top - 3]
+            top -= 2
+            stack[top - 1] = then if condition != 0.0 else otherwise
+        else:
+            a = stack[top - 1]
+            b = stack[top - 2]
+            top -= 1
+            if op == OP_ADD:
+                v = a + b
+            elif op == OP_SUB:
+                v = a - b
+            elif op == OP_MUL:
+                v = a * b
+            elif op == OP_DIV:
+                v = a / b if b != 0.0 else 1.0
+            elif op == OP_LT:
+                v = 1.0 if a < b else 0.0
+            elif op == OP_GT:
+                v = 1.0 if a > b else 0.0
+            elif op == OP_AND:
+                v = 1.0 if (a != 0.0 and b != 0.0) else 0.0
+            elif op == OP_OR:
+                v = 1.0 if (a != 0.0 or b != 0.0) else 0.0
+            else:
+                v = 0.0
+            stack[top - 1] = v
+    return int(stack[0])
+
+
+@frame_jit
 def act(kind, params, obs, n, scores):
     """The action of policy `kind` with `params` on observation `obs`;
     `scores` holds at least NUM_ACTIONS numbers, plus the hidden layer's
-    for an MLP or a node's value per two parameters for a neat network."""
+    for an MLP, a node's value per two parameters for a neat network or
+    a gp program's stack."""
+    if kind == POLICY_GP:
+        return gp_action(params, obs, scores)
     if kind == POLICY_MLP:
         mlp_scores(params, obs, n, scores)
     elif kind == POLICY_NEAT:
