@@ -153,10 +153,14 @@ def test_a_malformed_program_is_refused_in_one_line_everywhere(genome, message):
 @pytest.mark.parametrize("observation, stage", [("basic", "hillside"),
                                                 ("pits", "pipeworks")])
 def test_both_engines_choose_deaps_action_frame_by_frame(observation, stage):
-    lowering, trees = random_trees(observation, 3, 8)
+    lowering, trees = random_trees(observation, 3, 80)
     config = RunnerConfig(max_steps=900)
     stack = np.empty(1024)
     played = []
+    varied = 0
+    # Random trees, until six of them changed their mind during the
+    # episode (most hold one action throughout): the comparison is of
+    # decisions.
     for tree in trees:
         row = lowering.lower(tree)
         deap_agent = DeapAgent(tree, lowering, observation)
@@ -167,9 +171,11 @@ def test_both_engines_choose_deaps_action_frame_by_frame(observation, stage):
             assert gp_action(row, obs, stack) == action
         played.append((("gp", (observation, row)), stage))
         got = run_episodes([played[-1]], config, engine="compiled")[0]
-        assert got.total_reward == want.total_reward and got.steps == want.steps
-        assert got.max_x == want.max_x
-        assert len(set(deap_agent.actions)) > 1 or len(tree) < 8
+        assert got.to_dict() == want.to_dict()
+        varied += len(set(deap_agent.actions)) > 1
+        if varied == 6:
+            break
+    assert varied == 6
     # Several programs at once, padded in one batch, as the readable runner plays them.
     expected = run_episodes(played, config)
     got = run_episodes(played, config, engine="compiled", workers=2)
