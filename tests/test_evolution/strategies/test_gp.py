@@ -245,7 +245,7 @@ def test_the_algorithm_brings_its_policy_and_checks_its_settings():
                                                        "from 1 to 2"),
                           ({"gp_init_max": 9}, r"--gp-init-max \(9\) <= --gp-max-height "
                                                r"\(8\)"),
-                          ({"gp_tournament": 60}, "--gp-tournament 60 cannot exceed the "
+                          ({"gp_tournament": 61}, "--gp-tournament 61 cannot exceed the "
                                                   "population")):
         with pytest.raises(ConfigError, match=says):
             EvolutionConfig(algorithm="gp", options=options)
@@ -321,9 +321,11 @@ def test_the_strategy_keeps_trees_within_the_height_limit_and_elite_unchanged():
 
 
 def test_gp_improves_on_hillside(tmp_path):
+    # Holding right runs into hillside's first pit (fitness -0.45): a
+    # program must learn when to jump.
     config = run_config(stages=("hillside",), stages_per_generation=None,
-                        max_steps=1800, population=30, generations=8, seed=0,
-                        checkpoint_every=8)
+                        max_steps=1800, population=50, generations=20, seed=0,
+                        checkpoint_every=20)
     log = evolve(config, tmp_path / "gp").logbook
-    assert log[-1]["max"] > log[0]["max"] + 5.0
-    assert np.mean([r["mean"] for r in log[-3:]]) > log[0]["mean"] + 1.0
+    assert log[-1]["max"] > log[0]["max"] + 8.0
+    assert np.mean([r["mean"] for r in log[-3:]]) > log[0]["mean"] + 3.0
