@@ -10,7 +10,7 @@ from runners import RunnerConfig, run_episodes
 from runners.agent import BaseAgent
 from runners.policies import POLICY_FAMILIES, Policy, PolicyFamily, policy_of_spec
 from runners.specs import AGENT_FACTORIES, build_agent
-from speednik import neat_genome
+from speednik import gp_program, neat_genome
 from speednik.actions import NUM_ACTIONS
 from speednik.engine.observation import OBSERVATION_KINDS
 from speednik.engine.policy import POLICY_KINDS
@@ -27,8 +27,9 @@ def test_every_family_builds_agents_from_its_spec(family):
     policy = Policy(family, "terrain")
     if policy.genome_size() is None:
         # A family whose genomes vary in size: one its structure accepts.
-        genome = neat_genome.encode(28, np.linspace(-1, 1, NUM_ACTIONS), [0] * NUM_ACTIONS,
-                                    [(a, 28 + a, 0.5) for a in range(NUM_ACTIONS)], 0)
+        genome = (gp_program.encode(28, [(gp_program.OP_ACTION, 2)]) if family == "gp" else
+                  neat_genome.encode(28, np.linspace(-1, 1, NUM_ACTIONS), [0] * NUM_ACTIONS,
+                                     [(a, 28 + a, 0.5) for a in range(NUM_ACTIONS)], 0))
         assert policy.check(genome) is not None
     else:
         genome = np.linspace(-1, 1, policy.genome_size())
