@@ -329,3 +329,31 @@ def test_gp_improves_on_hillside(tmp_path):
     log = evolve(config, tmp_path / "gp").logbook
     assert log[-1]["max"] > log[0]["max"] + 8.0
     assert np.mean([r["mean"] for r in log[-3:]]) > log[0]["mean"] + 3.0
+
+
+def test_the_command_line_runs_gp_replay_prints_the_program_and_compare_takes_it(
+        tmp_path, capsys):
+    from evolution import compare, run
+    from runners import replay
+
+    out = tmp_path / "cli"
+    argv = ["--algorithm", "gp", "--population", "8", "--generations", "2",
+            "--max-steps", "300", "--workers", "1", "--quiet", "--stage", "hillside",
+            "--gp-max-height", "6", "--out", str(out)]
+    assert run.main(argv) == 0
+    settings = json.loads((out / "config.json").read_text())["settings"]
+    assert settings["policy"] == "gp" and settings["options"]["gp_max_height"] == 6
+    capsys.readouterr()
+    assert replay.main([str(out)]) == 0
+    printed = capsys.readouterr().out
+    record = load_genome_file(out)
+    listing = record.policy_spec.listing(record.genome)
+    assert "program:\n" + "\n".join("    " + line for line in listing.splitlines()) in printed
+    assert run.main([*argv[:-2], "--gp-parsimony-size", "3", "--out",
+                     str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "gp_parsimony_size must be a number from 1 to 2" in err[0]
+    assert compare.main(["--methods", "gp", "--seeds", "0", "--frames", "3000", "--out",
+                         str(tmp_path / "cmp"), "--", "--stage", "hillside",
+                         "--population", "6", "--max-steps", "300", "--workers", "1"]) == 0
+    assert "| gp | 1 |" in capsys.readouterr().out
