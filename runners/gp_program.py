@@ -131,9 +131,9 @@ class GPPolicy(BaseAgent):
         """The program in DEAP's form: `if_then_else(lt(x_vel, 0.5), right, jump)`."""
         return program.text(self.genome, self.names)
 
-    def listing(self) -> str:
-        """The program as indented code."""
-        return program.listing(self.genome, self.names)
+    def listing(self, fold: bool = True) -> str:
+        """The program as indented code (constant conditions folded)."""
+        return program.listing(self.genome, self.names, fold=fold)
 
     def __repr__(self) -> str:
         nodes, depth = program.sizes(self.genome)

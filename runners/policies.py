@@ -87,7 +87,8 @@ class PolicyFamily:
     typical_size: Callable[..., int] | None = None
     # For families whose genome reads as a program: (genome, observation
     # value names, **settings) -> its text in one line, and -> as indented
-    # code; None: a genome is only numbers.
+    # code for a person to read (what it leaves out changes no action);
+    # None: a genome is only numbers.
     text: Callable[..., str] | None = None
     listing: Callable[..., str] | None = None
 
@@ -136,7 +137,7 @@ POLICY_FAMILIES: dict[str, PolicyFamily] = {
         # A tree of some 40 nodes, as a search of the default depth keeps.
         typical_size=lambda n: gp_program.encoded_size(40),
         text=lambda genome, names: gp_program.text(genome, names),
-        listing=lambda genome, names: gp_program.listing(genome, names)),
+        listing=lambda genome, names: gp_program.listing(genome, names, fold=True)),
 }
 DEFAULT_FAMILY = "linear"
 
@@ -233,7 +234,8 @@ class Policy:
         return self.spec_family.text(self.check(genome), names, **self.options())
 
     def listing(self, genome: Any) -> str | None:
-        """The genome as a program in indented lines, or None."""
+        """The genome as a program in indented lines, for a person (a gp
+        program's constant conditions folded), or None."""
         if self.spec_family.listing is None:
             return None
         names = get_observation(self.observation).feature_names

@@ -325,7 +325,8 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
                  f" ({record.chosen.get('candidate')})" if record.chosen else ""))
         listing = record.policy_spec.listing(record.genome)
         if listing is not None:
-            print("program:\n" + "\n".join("    " + line for line in listing.splitlines()))
+            print("program (what its constants decide already decided):\n"
+                  + "\n".join("    " + line for line in listing.splitlines()))
     else:
         print(f"agent {args.agent}")
     print(f"max_steps {max_steps}, stall_frames {stall}"

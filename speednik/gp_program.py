@@ -229,10 +229,54 @@ def text(genome: np.ndarray, names) -> str:
     return write(_tree(genome))
 
 
-def listing(genome: np.ndarray, names, indent: str = "    ") -> str:
+def folded(node):
+    """The tree (as `_tree` gives it) with what its constants decide
+    already decided: `not_`, `and_` and `or_` of True or False, an
+    if_then_else whose condition is True or False, or whose branches are
+    the same. It chooses the same action on every observation (the
+    folded parts have no effect but their value)."""
+    op, operand, children = node
+    children = [folded(c) for c in children]
+    constant = [c[1] if c[0] == OP_BOOL else None for c in children]
+    true, false = (OP_BOOL, 1.0, []), (OP_BOOL, 0.0, [])
+    if op == OP_NOT and constant[0] is not None:
+        return false if constant[0] else true
+    if op in (OP_AND, OP_OR):
+        # and_: False decides, True leaves the other; or_: the reverse.
+        decides = 0.0 if op == OP_AND else 1.0
+        if decides in constant:
+            return false if op == OP_AND else true
+        for k in (0, 1):
+            if constant[k] is not None:
+                return children[1 - k]
+    if op == OP_IF:
+        condition, then, otherwise = children
+        if constant[0] is not None:
+            return then if constant[0] else otherwise
+        if then == otherwise:
+            return then
+    return op, operand, children
+
+
+def fold(genome: np.ndarray) -> np.ndarray:
+    """The row of the checked program `genome` with what its constants
+    decide already decided (`folded`)."""
+    pairs: list[tuple[int, float]] = []
+
+    def flatten(node) -> None:
+        pairs.append((node[0], node[1]))
+        for child in node[2]:
+            flatten(child)
+
+    flatten(folded(_tree(genome)))
+    return encode(int(genome[0]), pairs)
+
+
+def listing(genome: np.ndarray, names, indent: str = "    ", fold: bool = False) -> str:
     """The program as indented code: each `if_then_else` an
     `if ...: / else:` (nested ones in the else branch as `elif`), the
-    conditions in DEAP's form, the actions as lines."""
+    conditions in DEAP's form, the actions as lines; with `fold`, what
+    its constants decide already decided (`folded`)."""
     def expression(node) -> str:
         op, operand, children = node
         if op in OPERATORS:
@@ -256,5 +300,6 @@ def listing(genome: np.ndarray, names, indent: str = "    ") -> str:
             lines.append(f"{pad}else:")
             block(otherwise, depth + 1)
 
-    block(_tree(genome), 0)
+    tree = _tree(genome)
+    block(folded(tree) if fold else tree, 0)
     return "\n".join(lines)

@@ -98,6 +98,29 @@ def test_a_program_prints_as_indented_code():
     assert Policy("linear", "basic").text(np.zeros(8 * 12 + 8)) is None
 
 
+def test_folding_constant_conditions_changes_no_action():
+    lowering, trees = random_trees("basic", 5, 60, 2, 6)
+    rng = np.random.default_rng(1)
+    observations = [rng.normal(size=12).astype(np.float32) * 3 for _ in range(40)]
+    smaller = 0
+    for tree in trees:
+        row = lowering.lower(tree)
+        folded = gp_program.fold(row)
+        assert gp_program.problem(folded, 12) is None
+        assert gp_program.listing(row, lowering.names, fold=True) == \
+            gp_program.listing(folded, lowering.names)
+        full, short = GPPolicy(row, "basic"), GPPolicy(folded, "basic")
+        assert [full.get_action(o) for o in observations] == \
+            [short.get_action(o) for o in observations]
+        smaller += folded.size < row.size
+    assert smaller > len(trees) // 2
+    text = ("if_then_else(and_(True, lt(x, y)), if_then_else(or_(False, not_(True)), left, "
+            "right), if_then_else(gt(x, 0.5), jump, jump))")
+    row = lowering.lower(gp.PrimitiveTree.from_string(text, lowering.pset))
+    assert gp_program.text(gp_program.fold(row), lowering.names) == \
+        "if_then_else(lt(x, y), right, jump)"
+
+
 def _bad_cases():
     lowering = Lowering(get_observation("basic").feature_names)
     tree = gp.PrimitiveTree.from_string(
@@ -348,7 +371,8 @@ def test_the_command_line_runs_gp_replay_prints_the_program_and_compare_takes_it
     printed = capsys.readouterr().out
     record = load_genome_file(out)
     listing = record.policy_spec.listing(record.genome)
-    assert "program:\n" + "\n".join("    " + line for line in listing.splitlines()) in printed
+    assert ("program (what its constants decide already decided):\n"
+            + "\n".join("    " + line for line in listing.splitlines())) in printed
     assert run.main([*argv[:-2], "--gp-parsimony-size", "3", "--out",
                      str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
