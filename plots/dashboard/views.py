@@ -76,7 +76,8 @@ def _number(v: Any) -> str:
 # method.jsonl): the page draws it again only when one of them changes, so
 # a running run costs a drawing at each checkpoint, not every second.
 VIEW_FILES = {"map-elites": (ARCHIVE_NAME,), "neat": (CHECKPOINT_NAME, BEST_NAME),
-              "cmaes": (CHECKPOINT_NAME,), "openai-es": (CHECKPOINT_NAME,)}
+              "cmaes": (CHECKPOINT_NAME,), "openai-es": (CHECKPOINT_NAME,),
+              "gp": (BEST_NAME,)}
 
 
 def view_files(algorithm: str) -> tuple[str, ...]:
@@ -97,6 +98,8 @@ def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) 
             return cmaes_view(run_dir, settings)
         if algorithm == "openai-es":
             return openai_es_view(run_dir, settings)
+        if algorithm == "gp":
+            return program_view(run_dir)
     except (PlotError, ViewError) as e:
         return note(str(e))
     from evolution.strategies.registry import STRATEGIES
@@ -107,6 +110,19 @@ def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) 
                     f"figures on this page")
     return note(f"{algorithm or 'this method'} keeps nothing of its own beyond the "
                 f"population whose fitness is drawn above")
+
+
+def program_view(run_dir: Path) -> str:
+    """The best program as indented code, as replay prints it."""
+    from runners.genome_file import GenomeFileError, load_genome_file
+
+    try:
+        record = load_genome_file(run_dir / BEST_NAME)
+    except GenomeFileError as e:
+        return note(f"no best program to show: {e}")
+    listing = record.policy_spec.listing(record.genome) or ""
+    return (f"<p>best program, found in generation {record.generation} (what its "
+            f"constants decide already decided):</p><pre>{html.escape(listing)}</pre>")
 
 
 def archive_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:

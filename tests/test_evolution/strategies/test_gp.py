@@ -381,3 +381,18 @@ def test_the_command_line_runs_gp_replay_prints_the_program_and_compare_takes_it
                          str(tmp_path / "cmp"), "--", "--stage", "hillside",
                          "--population", "6", "--max-steps", "300", "--workers", "1"]) == 0
     assert "| gp | 1 |" in capsys.readouterr().out
+
+
+def test_the_dashboard_shows_the_best_program(tmp_path):
+    from plots.dashboard.views import method_view, view_files
+
+    config = run_config(generations=2, population=8, max_steps=300)
+    evolve(config, tmp_path / "run")
+    assert view_files("gp") == ("best.json",)
+    page = method_view(tmp_path / "run", {"algorithm": "gp"}, {})
+    record = load_genome_file(tmp_path / "run")
+    listing = record.policy_spec.listing(record.genome)
+    assert f"found in generation {record.generation}" in page
+    assert "<pre>" + listing.replace("<", "&lt;").replace(">", "&gt;") + "</pre>" in page
+    (tmp_path / "run" / "best.json").write_text("{}")
+    assert "no best program to show" in method_view(tmp_path / "run", {"algorithm": "gp"}, {})
