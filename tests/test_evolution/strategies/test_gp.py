@@ -396,3 +396,19 @@ def test_the_dashboard_shows_the_best_program(tmp_path):
     assert "<pre>" + listing.replace("<", "&lt;").replace(">", "&gt;") + "</pre>" in page
     (tmp_path / "run" / "best.json").write_text("{}")
     assert "no best program to show" in method_view(tmp_path / "run", {"algorithm": "gp"}, {})
+
+
+def test_the_dashboard_draws_the_program_sizes_per_generation(tmp_path):
+    from plots.dashboard.page import Page
+    from plots.dashboard.runs import RunsDir
+
+    evolve(run_config(generations=3, population=8, max_steps=300), tmp_path / "gp")
+    page = Page(RunsDir(tmp_path))
+    page.refresh()
+    page.chosen = "gp"
+    page.show_run()
+    records = read_method_file(tmp_path / "gp")
+    data = page.history.method_source.data
+    for name in ("mean_nodes", "best_nodes", "mean_depth", "max_depth"):
+        assert data[name] == [r[name] for r in records]
+    assert [name for name, block in page.history.blocks.items() if block.visible] == ["gp"]
