@@ -82,6 +82,14 @@ DEAP_TYPES = {program.T_FLOAT: float, program.T_BOOL: bool, program.T_ACTION: Ac
 def primitive_set(names) -> gp.PrimitiveSetTyped:
     """The typed primitive set over observation values `names`: its
     arguments are named after them, in order."""
+    taken = {*(name for name, _ in program.OPERATORS.values()), *ACTION_NAMES, "True",
+             "False", CONSTANT_NAME}
+    clash = [name for name in names if name in taken or not name.isidentifier()]
+    if clash or len(set(names)) != len(names):
+        raise ValueError(f"a gp program names its inputs after the observation's values, "
+                         f"and {clash[0] if clash else 'a repeated name'!r} cannot be one: "
+                         f"accepted are Python names other than the primitives' and the "
+                         f"actions' ({', '.join(sorted(taken))})")
     pset = gp.PrimitiveSetTyped("program", [float] * len(names), Action)
     pset.renameArguments(**{f"ARG{i}": name for i, name in enumerate(names)})
     for op, (name, args) in program.OPERATORS.items():

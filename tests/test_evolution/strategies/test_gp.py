@@ -81,6 +81,19 @@ def test_a_tree_lowers_to_a_row_that_reads_back_into_the_same_tree(observation):
     assert constants and all(len(repr(abs(v)).split(".")[1]) <= 2 for v in constants)
 
 
+def test_every_observation_s_values_can_name_inputs_and_a_clash_is_refused():
+    from evolution.strategies.gp_strategy import primitive_set
+    from speednik.observation import list_observations
+
+    for observation in list_observations():
+        names = get_observation(observation).feature_names
+        assert primitive_set(names).arguments == list(names)
+    for names, bad in ((("x", "jump"), "'jump'"), (("x", "lt"), "'lt'"),
+                       (("x", "x"), "'a repeated name'"), (("x", "a b"), "'a b'")):
+        with pytest.raises(ValueError, match=f"and {bad} cannot be one: accepted are"):
+            primitive_set(names)
+
+
 def test_a_program_prints_as_indented_code():
     lowering = Lowering(get_observation("basic").feature_names)
     tree = gp.PrimitiveTree.from_string(
