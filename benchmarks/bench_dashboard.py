@@ -147,6 +147,10 @@ def page_in_a_browser(count: int, idle: float) -> list[str]:
                     page.locator(".slick-cell").first.wait_for(timeout=120000)
                     opened.append(time.perf_counter() - t0)
                     page.close()
+                # The pages closed above are forgotten by the server only
+                # after Bokeh's unused-session lifetime (15 s, checked every
+                # 17 s): until then they refresh too.
+                time.sleep(40)
                 page = browser.new_page(viewport={"width": 1300, "height": 900})
                 page.goto(url)
                 page.locator(".slick-cell").first.wait_for(timeout=120000)

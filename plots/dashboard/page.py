@@ -163,6 +163,7 @@ class Page:
         self.all_rows: list[dict[str, Any]] = []
         # The runs as the last refresh read them (one reading a refresh).
         self.current: list[Run] = []
+        self.rows_key: tuple | None = None
         self.chosen: str | None = None
         # The view the page's address asked for, applied at its first refresh.
         self.asked = view if view is not None else View()
@@ -469,7 +470,11 @@ class Page:
         methods = [ALL, *sorted({r["method"] for r in self.all_rows if r["method"]})]
         if list(self.method.options) != methods:
             self.method.options = methods
-        self.show_rows()
+        # The same runs read, of the same ages: the table is as it was.
+        key = (tuple(map(id, runs)), tuple(r["updated"] for r in self.all_rows))
+        if key != self.rows_key:
+            self.rows_key = key
+            self.show_rows()
 
     def shown_rows(self) -> list[dict[str, Any]]:
         want, text = self.method.value, self.stage.value.strip()

@@ -181,6 +181,9 @@ def test_the_page_in_a_browser_follows_a_live_run(tmp_path, one_run):
             page = browser.new_page(viewport={"width": 1300, "height": 900})
             page.goto(url)
             page.wait_for_selector("text=group/nested", timeout=20000)
+            # The table comes first; the rest of the page once it is drawn.
+            page.wait_for_function("() => Bokeh.documents[0].get_model_by_name("
+                                   "'compare-runs') != null", timeout=20000)
             for name in ("finished", "stopped", "broken"):
                 assert page.get_by_text(name, exact=True).count() >= 1
             assert page.get_by_text("running").count() >= 1
