@@ -142,7 +142,8 @@ def test_frames_read_as_millions_and_the_controls_work_in_a_browser(tmp_path):
             assert time.monotonic() < deadline, page.evaluate(smoothed)
             page.wait_for_timeout(100)
         # Log y: the chart is on a log axis and says what it left out.
-        page.locator("label", has_text="log y").locator("input[type=checkbox]").click()
+        # The last box of the page (the runs table's tick boxes come first).
+        page.get_by_role("checkbox").last.click()
         page.wait_for_function(f"() => {{ const f = {model}('fitness-log'); return f != null"
                                f" && f.visible && !{model}('fitness').visible; }}",
                                timeout=10000)
