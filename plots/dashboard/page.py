@@ -34,6 +34,7 @@ from typing import Any
 from bokeh.document import Document
 from bokeh.layouts import column, row
 from bokeh.models import (
+    AllIndices,
     Button,
     Checkbox,
     ColumnDataSource,
@@ -498,6 +499,9 @@ class Page:
                 self.table_source.patch(patches)        # REDRAW_JS redraws it
         else:
             self.table_source.data = data
+            # Rows added or gone (rare): a fresh filter makes the browser
+            # count them again (it costs the server a walk of the document).
+            self.table.view.filter = AllIndices()
         self.tick_rows()
         # As tall as its rows (no empty space under them), up to TABLE_HEIGHT.
         height = min(TABLE_HEIGHT, ROW_HEIGHT * (len(rows) + 1) + 4)
