@@ -12,7 +12,8 @@ gen:medium:0-15, gen:hard:0-15, gen:expert:200-263) with its observation
    the policy (the rest of the rollout: SB3's forward pass, sampling,
    its buffer) and the update (SB3's `train()`). Targets: >= 100,000
    frames a second whole, >= 1 million for stepping alone.
-2. CMA-ES: frames a second of a run (`evolve`) of the same task, one
+2. SB3's DQN on the same environment, for comparison (not a method here).
+3. CMA-ES: frames a second of a run (`evolve`) of the same task, one
    worker, population 80 (the comparison's), the frames its genomes
    played over the run's wall time.
 
@@ -87,6 +88,29 @@ def ppo_rates(num_envs: int, updates: int) -> dict[str, float]:
             "policy": max(whole - update - stepping, 0.0)}
 
 
+def dqn_rate(decisions: int) -> float:
+    """Frames a second of SB3's DQN on the same environment, 64 episodes
+    at once, a gradient step (minibatch 256) after each of their
+    decisions: the replay ratio of DQN's usual one step of 32 per 4
+    transitions (docs/ppo.md says why it is not a method here)."""
+    import torch
+    from stable_baselines3 import DQN
+
+    from speednik.sb3_vec_env import SB3VecEnv
+
+    torch.set_num_threads(1)
+    env = SB3VecEnv(SpeednikVectorEnv(64, list(STAGES), observation=OBSERVATION,
+                                      action_repeat=REPEAT, stall_frames=240,
+                                      autoreset_mode="SameStep"), seed=0)
+    model = DQN("MlpPolicy", env, policy_kwargs={"net_arch": [HIDDEN]}, learning_starts=1000,
+                train_freq=1, gradient_steps=1, batch_size=256, buffer_size=200_000,
+                device="cpu", verbose=0)
+    model.learn(2000)
+    start = time.perf_counter()
+    model.learn(decisions, reset_num_timesteps=False)
+    return decisions * REPEAT / (time.perf_counter() - start)
+
+
 def cmaes_rate(generations: int) -> float:
     config = task(algorithm="cmaes", population=80, generations=generations)
     with tempfile.TemporaryDirectory() as out:
@@ -115,6 +139,8 @@ def main() -> None:
               f"({r['frames'] / r['stepping']:,.0f} frames/s, target >= {TARGET_STEPPING:,}),"
               f" policy {100 * r['policy'] / total:.0f}%, update "
               f"{100 * r['update'] / total:.0f}%", flush=True)
+    print(f"DQN (SB3), 64 episodes at once: {dqn_rate(64 * 200):,.0f} frames/s whole",
+          flush=True)
     rate = cmaes_rate(args.generations)
     print(f"CMA-ES, population 80: {rate:,.0f} frames/s whole")
 

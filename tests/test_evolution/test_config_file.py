@@ -259,6 +259,15 @@ def test_the_compare_preset_is_the_readme_s_task(method):
             == config_of(*shlex.split(README_COMPARE_TASK), *own))
 
 
+@pytest.mark.parametrize("method", ["cmaes", "ppo", "gp"])
+def test_the_learners_compare_preset_is_a_whole_task_for_each_method(method):
+    own = ["--algorithm", method, "--seed", "1", "--max-frames", "10000000"]
+    config = config_of("--config", CONFIGS / "compare-learners-task.toml", *own)
+    assert config.algorithm == method and config.stages_per_generation == 8
+    assert config.action_repeat == 4 and config.population == 64
+    assert len(config.held_out_stages()) == 103
+
+
 def test_the_tune_preset_is_the_readme_s_task():
     own = ["--algorithm", "openai-es", "--max-frames", "20000000"]
     assert (tune.trial_config("openai-es", ["--config", str(CONFIGS / "tune-task.toml")],
