@@ -39,6 +39,7 @@ from speednik import gp_program  # noqa: E402
 from speednik.actions import NUM_ACTIONS  # noqa: E402
 from speednik.observation import get_observation  # noqa: E402
 from speednik.stages import list_stages  # noqa: E402
+from strategy_time import time_strategy_methods  # noqa: E402
 
 GENOMES = 20
 OBSERVATIONS = ("terrain", "pits")
@@ -77,25 +78,6 @@ def mean_nodes(specs: list) -> float:
     return float(np.mean([gp_program.sizes(params[1])[0] for _, params in specs]))
 
 
-def time_the_strategy() -> list[float]:
-    """Seconds GP's own methods take, added up in the list returned, from
-    now on in this process."""
-    spent = [0.0]
-
-    def timed(method):
-        def run(*args, **kw):
-            t0 = time.perf_counter()
-            try:
-                return method(*args, **kw)
-            finally:
-                spent[0] += time.perf_counter() - t0
-        return run
-
-    for name in ("initial", "ask", "tell"):
-        setattr(GeneticProgramming, name, timed(getattr(GeneticProgramming, name)))
-    return spent
-
-
 def main() -> None:
     run_episodes([(programs("terrain", 0, False)[0], "hillside")], CONFIG, engine="compiled")
     print(f"== episodes, {GENOMES} genomes x {len(list_stages())} built-in stages, best of 2 "
@@ -116,7 +98,7 @@ def main() -> None:
                   f"{readable / base_readable:.2f}")
 
     print("\n== a GP run: hillside, population 50, 20 generations, compiled, 1 thread")
-    spent = time_the_strategy()
+    spent = time_strategy_methods(GeneticProgramming)
     config = EvolutionConfig(algorithm="gp", population=50, generations=20, seed=0,
                              stages=("hillside",), max_steps=1800, workers=1,
                              checkpoint_every=20)

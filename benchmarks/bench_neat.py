@@ -36,6 +36,7 @@ from runners.mlp import mlp_genome_size  # noqa: E402
 from speednik import neat_genome  # noqa: E402
 from speednik.actions import NUM_ACTIONS  # noqa: E402
 from speednik.stages import list_stages  # noqa: E402
+from strategy_time import time_strategy_methods  # noqa: E402
 
 N = 28   # the terrain observation
 GENOMES = 20
@@ -78,25 +79,6 @@ def rate(specs: list, **kw) -> float:
     return best
 
 
-def time_the_strategy() -> list[float]:
-    """Seconds NEAT's own methods take, added up in the list returned, from
-    now on in this process."""
-    spent = [0.0]
-
-    def timed(method):
-        def run(*args, **kw):
-            t0 = time.perf_counter()
-            try:
-                return method(*args, **kw)
-            finally:
-                spent[0] += time.perf_counter() - t0
-        return run
-
-    for name in ("initial", "ask", "tell"):
-        setattr(NEAT, name, timed(getattr(NEAT, name)))
-    return spent
-
-
 def main() -> None:
     run_episodes([(policies()["neat, starting"][0], "hillside")], CONFIG, engine="compiled")
     print(f"== episodes over the terrain observation, {GENOMES} genomes x "
@@ -108,7 +90,7 @@ def main() -> None:
               f"{compiled:>12,.0f} frames/s ({compiled / readable:5.1f}x)")
 
     print("\n== a NEAT run: hillside, population 50, 30 generations, compiled, 1 thread")
-    spent = time_the_strategy()
+    spent = time_strategy_methods(NEAT)
     config = EvolutionConfig(algorithm="neat", population=50, generations=30, seed=0,
                              stages=("hillside",), workers=1)
     with tempfile.TemporaryDirectory() as tmp:
