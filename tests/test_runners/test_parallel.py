@@ -388,7 +388,8 @@ def test_a_worker_killed_while_sending_a_large_result_does_not_hang(tmp_path, st
     fails the test by its timeout."""
     script = textwrap.dedent(f"""
         import sys, threading
-        sys.path[:0] = [{str(Path(__file__).resolve().parent)!r}, {str(TESTS_DIR)!r}]
+        sys.path[:0] = [{str(Path(__file__).resolve().parent)!r}, {str(TESTS_DIR)!r},
+                        {str(TESTS_DIR / "helpers")!r}]
         from runners import EpisodePool
         from test_parallel import HUGE_RESULT, huge_result_killed_once
         with EpisodePool(2, start_method={start_method!r}) as pool:
