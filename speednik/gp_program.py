@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from speednik.actions import ACTION_NAMES, NUM_ACTIONS
+from speednik.checks import header_counts, whole
 
 HEADER = 2
 NODE_WIDTH = 2          # opcode, operand
@@ -67,19 +68,11 @@ def encoded_size(n_nodes: int) -> int:
     return HEADER + NODE_WIDTH * n_nodes
 
 
-def _whole(x: float) -> bool:
-    return float(x).is_integer()
-
-
 def stated_size(genome: np.ndarray) -> int | None:
     """The length the header of `genome` gives, or None when the header
     is not two whole numbers >= 0 (or the array too short to hold one)."""
-    if genome.ndim != 1 or genome.size < HEADER:
-        return None
-    head = genome[:HEADER]
-    if not np.all(np.isfinite(head)) or not all(_whole(v) and v >= 0 for v in head):
-        return None
-    return encoded_size(int(head[1]))
+    head = header_counts(genome, HEADER)
+    return None if head is None else encoded_size(head[1])
 
 
 def problem(genome: np.ndarray, n_inputs: int) -> str | None:
@@ -92,7 +85,7 @@ def problem(genome: np.ndarray, n_inputs: int) -> str | None:
     if not np.all(np.isfinite(genome)):
         return "the genome holds NaN or infinite numbers"
     head = genome[:HEADER]
-    if not all(_whole(v) and v >= 0 for v in head):
+    if not all(whole(v) and v >= 0 for v in head):
         return f"the header {head.tolist()} is not two whole numbers >= 0"
     inputs, nodes = int(head[0]), int(head[1])
     if inputs != n_inputs:
@@ -113,17 +106,17 @@ def problem(genome: np.ndarray, n_inputs: int) -> str | None:
         depth = depths.pop()
         if depth > MAX_DEPTH:
             return f"node {k} is at depth {depth}, deeper than the {MAX_DEPTH} accepted"
-        if not (_whole(op) and 0 <= op < NUM_OPCODES):
+        if not (whole(op) and 0 <= op < NUM_OPCODES):
             return f"node {k} has opcode {op:g}, not a whole number from 0 to {NUM_OPCODES - 1}"
         op = int(op)
         want = wanted.pop()
         if RETURNS[op] != want:
             return (f"node {k} ({_node_name(op, operand)}) gives {_a(RETURNS[op])} "
                     f"where {_a(want)} is needed")
-        if op == OP_INPUT and not (_whole(operand) and 0 <= operand < n_inputs):
+        if op == OP_INPUT and not (whole(operand) and 0 <= operand < n_inputs):
             return (f"node {k} reads input {operand:g}, not a whole number from 0 to "
                     f"{n_inputs - 1}")
-        if op == OP_ACTION and not (_whole(operand) and 0 <= operand < NUM_ACTIONS):
+        if op == OP_ACTION and not (whole(operand) and 0 <= operand < NUM_ACTIONS):
             return (f"node {k} is action {operand:g}, not a whole number from 0 to "
                     f"{NUM_ACTIONS - 1}")
         if op == OP_BOOL and operand not in (0.0, 1.0):

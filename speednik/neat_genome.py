@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from speednik.actions import NUM_ACTIONS
+from speednik.checks import header_counts, whole
 
 HEADER = 4
 NODE_WIDTH = 2          # bias, activation
@@ -46,20 +47,11 @@ def encoded_size(n_hidden: int, n_outputs: int, n_connections: int) -> int:
     return HEADER + NODE_WIDTH * (n_hidden + n_outputs) + CONNECTION_WIDTH * n_connections
 
 
-def _whole(x: float) -> bool:
-    return float(x).is_integer()
-
-
 def stated_size(genome: np.ndarray) -> int | None:
     """The length the header of `genome` gives, or None when the header
     is not four whole numbers >= 0 (or the array too short to hold one)."""
-    if genome.ndim != 1 or genome.size < HEADER:
-        return None
-    head = genome[:HEADER]
-    if not np.all(np.isfinite(head)) or not all(_whole(v) and v >= 0 for v in head):
-        return None
-    n_hidden, n_connections = int(head[2]), int(head[3])
-    return encoded_size(n_hidden, int(head[1]), n_connections)
+    head = header_counts(genome, HEADER)
+    return None if head is None else encoded_size(head[2], head[1], head[3])
 
 
 def problem(genome: np.ndarray, n_inputs: int) -> str | None:
@@ -72,7 +64,7 @@ def problem(genome: np.ndarray, n_inputs: int) -> str | None:
     if not np.all(np.isfinite(genome)):
         return "the genome holds NaN or infinite numbers"
     head = genome[:HEADER]
-    if not all(_whole(v) and v >= 0 for v in head):
+    if not all(whole(v) and v >= 0 for v in head):
         return f"the header {head.tolist()} is not four whole numbers >= 0"
     inputs, outputs, hidden, connections = (int(v) for v in head)
     if inputs != n_inputs:
@@ -85,7 +77,7 @@ def problem(genome: np.ndarray, n_inputs: int) -> str | None:
                 f"{size} numbers, but the genome has {genome.size}")
     nodes = hidden + outputs
     codes = genome[HEADER + 1:HEADER + NODE_WIDTH * nodes:NODE_WIDTH].tolist()
-    bad = [i for i, c in enumerate(codes) if not (_whole(c) and 0 <= c < len(ACTIVATIONS))]
+    bad = [i for i, c in enumerate(codes) if not (whole(c) and 0 <= c < len(ACTIVATIONS))]
     if bad:
         return (f"node {inputs + bad[0]} has activation {codes[bad[0]]:g}, not a whole "
                 f"number from 0 to {len(ACTIVATIONS) - 1}")
@@ -93,7 +85,7 @@ def problem(genome: np.ndarray, n_inputs: int) -> str | None:
                                                          CONNECTION_WIDTH).tolist()
     last = inputs
     for c, (source, target, _) in enumerate(links):
-        if not (_whole(source) and _whole(target)):
+        if not (whole(source) and whole(target)):
             return f"connection {c} joins {source:g} to {target:g}, not node numbers"
         source, target = int(source), int(target)
         if not inputs <= target < inputs + nodes:
