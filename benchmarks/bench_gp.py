@@ -39,7 +39,7 @@ from speednik import gp_program  # noqa: E402
 from speednik.actions import NUM_ACTIONS  # noqa: E402
 from speednik.observation import get_observation  # noqa: E402
 from speednik.stages import list_stages  # noqa: E402
-from strategy_time import time_strategy_methods  # noqa: E402
+from strategy_time import episode_rate, time_strategy_methods  # noqa: E402
 
 GENOMES = 20
 OBSERVATIONS = ("terrain", "pits")
@@ -65,13 +65,7 @@ def linear(observation: str, seed: int) -> list:
 
 
 def rate(specs: list, **kw) -> float:
-    batch = [(spec, stage) for spec in specs for stage in list_stages()]
-    best = 0.0
-    for _ in range(2):
-        t0 = time.perf_counter()
-        frames = sum(r.steps for r in run_episodes(batch, CONFIG, **kw))
-        best = max(best, frames / (time.perf_counter() - t0))
-    return best
+    return episode_rate(specs, list_stages(), CONFIG, **kw)
 
 
 def mean_nodes(specs: list) -> float:

@@ -36,7 +36,7 @@ from runners.mlp import mlp_genome_size  # noqa: E402
 from speednik import neat_genome  # noqa: E402
 from speednik.actions import NUM_ACTIONS  # noqa: E402
 from speednik.stages import list_stages  # noqa: E402
-from strategy_time import time_strategy_methods  # noqa: E402
+from strategy_time import episode_rate, time_strategy_methods  # noqa: E402
 
 N = 28   # the terrain observation
 GENOMES = 20
@@ -70,13 +70,7 @@ def policies() -> dict[str, list]:
 
 
 def rate(specs: list, **kw) -> float:
-    batch = [(spec, stage) for spec in specs for stage in list_stages()]
-    best = 0.0
-    for _ in range(2):
-        t0 = time.perf_counter()
-        frames = sum(r.steps for r in run_episodes(batch, CONFIG, **kw))
-        best = max(best, frames / (time.perf_counter() - t0))
-    return best
+    return episode_rate(specs, list_stages(), CONFIG, **kw)
 
 
 def main() -> None:
