@@ -62,7 +62,7 @@ from ribs.emitters.opt import OpenAIEvolutionStrategy  # noqa: E402
 
 from evolution.config import EvolutionConfig  # noqa: E402
 from evolution.loop.evaluate import GenomeEvaluator  # noqa: E402
-from evolution.loop.generation import make_individual  # noqa: E402
+from evolution.individual import make_individual  # noqa: E402
 from evolution.strategies.openai_es import ADAM_EPSILON, BETA1, BETA2, OpenAIES  # noqa: E402
 from evolution.strategies.registry import get_strategy  # noqa: E402
 

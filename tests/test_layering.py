@@ -1,6 +1,8 @@
 """Dependencies point one way: plots -> evolution -> runners -> speednik.
 Every module's imports are read (ast), so a lower package importing a
-higher one, even inside a function, fails here."""
+higher one, even inside a function, fails here. Inside `evolution`, the
+search strategies sit below the loop that drives them: what both need
+(`evolution.individual`, `evolution.search_state`) is a module below both."""
 from __future__ import annotations
 
 import ast
@@ -48,6 +50,58 @@ def test_the_check_sees_an_upward_import_inside_a_function(tmp_path):
         "def f():\n    from plots.fitness import plot_fitness\n")
     (tmp_path / "evolution" / "y.py").write_text("import runners.parallel\n")
     assert layering_violations(tmp_path) == ["runners/x.py:2 imports plots.fitness"]
+
+
+# -- parts of a package below others -------------------------------------------------
+
+# A module under the first name never imports one under any of the others:
+# the loop (and the command line above it) drives the strategies, and what
+# both need lives in modules below both, which import neither.
+BELOW = {
+    "evolution.strategies": ("evolution.loop", "evolution.cli"),
+    "evolution.individual": ("evolution.loop", "evolution.cli", "evolution.strategies"),
+    "evolution.search_state": ("evolution.loop", "evolution.cli", "evolution.strategies"),
+}
+
+
+def _under(name: str, part: str) -> bool:
+    return name == part or name.startswith(part + ".")
+
+
+def part_violations(root: Path = ROOT) -> list[str]:
+    bad = []
+    for path in sorted((root / "evolution").rglob("*.py")):
+        module = ".".join(path.relative_to(root).with_suffix("").parts)
+        for part, above in BELOW.items():
+            if not _under(module.removesuffix(".__init__"), part):
+                continue
+            for line, name in imported_packages(path):
+                if any(_under(name, a) for a in above):
+                    bad.append(f"{path.relative_to(root)}:{line} imports {name}")
+    return bad
+
+
+def test_no_strategy_imports_the_loop_or_the_command_line():
+    assert part_violations() == []
+
+
+def test_the_check_sees_a_strategy_importing_the_loop(tmp_path):
+    strategies = tmp_path / "evolution" / "strategies"
+    strategies.mkdir(parents=True)
+    (tmp_path / "evolution" / "loop").mkdir()
+    (strategies / "new_method.py").write_text(
+        "from evolution.individual import make_individual\n"
+        "def f():\n    from evolution.loop.checkpoint import CheckpointError\n")
+    (strategies / "other.py").write_text("import evolution.loop\n")
+    (tmp_path / "evolution" / "individual.py").write_text("import evolution.strategies.base\n")
+    # The loop may import the strategies and the shared modules.
+    (tmp_path / "evolution" / "loop" / "evolve.py").write_text(
+        "from evolution.strategies.registry import get_strategy\n"
+        "from evolution.individual import make_individual\n")
+    assert part_violations(tmp_path) == [
+        "evolution/individual.py:1 imports evolution.strategies.base",
+        "evolution/strategies/new_method.py:3 imports evolution.loop.checkpoint",
+        "evolution/strategies/other.py:1 imports evolution.loop"]
 
 
 # -- no cycles inside a package ---------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from evolution.search_state import SEARCH_PREFIX, CheckpointError
 from runners.atomic import atomic_write_bytes
 
 CHECKPOINT_NAME = "checkpoint.npz"
@@ -33,15 +34,10 @@ ARRAYS = ("population", "population_fitness", "hall_of_fame", "hall_of_fame_fitn
           "summary_genomes", "random_internal", "meta")
 
 Scored = list[tuple[np.ndarray, float]]
-SEARCH_PREFIX = "search_"
 REPORTER_PREFIX = "reporter_"
 # The genome arrays, each a matrix, or one row beside `<name>_lengths`.
 GENOME_ARRAYS = ("population", "hall_of_fame", "summary_genomes")
 LENGTHS_SUFFIX = "_lengths"
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that is missing, damaged, or from something else."""
 
 
 @dataclass
@@ -60,18 +56,6 @@ class Checkpoint:
     # What reporters keep across a resume (the validation's choice), in
     # the same form; None when none keeps anything.
     reporters: dict | None = None
-
-
-def finite_state(name: str, value: Any) -> np.ndarray:
-    """A float array (or number) of a search strategy's state as float64;
-    ValueError naming it when it holds NaN or an infinity, as a genome
-    or fitness that does is refused: the first episode would fail on it,
-    after the run's files were rewritten."""
-    array = np.array(value, dtype=np.float64)
-    bad = array[~np.isfinite(array)]
-    if bad.size:
-        raise CheckpointError(f"{name} holds {bad.flat[0]}; accepted: finite numbers")
-    return array
 
 
 def _genome_arrays(name: str, genomes: list[np.ndarray]) -> dict[str, np.ndarray]:

@@ -22,12 +22,12 @@ import numpy as np
 from evolution.loop.checkpoint import CheckpointError, load_checkpoint
 from evolution.cluster import ClusterError
 from evolution.config import EvolutionConfig
+from evolution.individual import make_individual
 from evolution.loop.evaluate import GenomeEvaluator
 from evolution.loop.generation import (
     Evaluations,
     build_statistics,
     generation_record,
-    make_individual,
     new_hall_of_fame,
     new_logbook,
 )

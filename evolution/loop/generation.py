@@ -1,33 +1,20 @@
-"""What a generation is, whatever searched for it: individuals (numpy
-genomes with a DEAP fitness), their remembered evaluations, DEAP's
+"""What a generation is, whatever searched for it: the remembered
+evaluations of its individuals (`evolution.individual`), DEAP's
 statistics, logbook and hall of fame, and the logbook's row.
-
-Individuals are numpy arrays, as DEAP's notes on numpy describe: the hall
-of fame compares them with `numpy.array_equal`.
 """
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
 import numpy as np
-from deap import base, creator, tools
+from deap import tools
 
-if not hasattr(creator, "SpeednikFitness"):
-    creator.create("SpeednikFitness", base.Fitness, weights=(1.0,))
-if not hasattr(creator, "SpeednikIndividual"):
-    creator.create("SpeednikIndividual", np.ndarray,
-                   fitness=creator.SpeednikFitness)
-
-Individual = creator.SpeednikIndividual
+from evolution.individual import Individual
 
 # What evaluating a batch of genomes returns for each: its fitness and a
 # plain-dict summary (mean progress, goals reached, per-stage results).
 Evaluation = tuple[float, dict]
 BatchEvaluator = Callable[[Sequence[np.ndarray]], list[Evaluation]]
-
-
-def make_individual(genome: Sequence[float]) -> Individual:
-    return Individual(np.asarray(genome, dtype=np.float64))
 
 
 def build_statistics() -> tools.Statistics:

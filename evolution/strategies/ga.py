@@ -13,7 +13,7 @@ import random
 import numpy as np
 from deap import algorithms, base, tools
 
-from evolution.loop.generation import Individual, make_individual
+from evolution.individual import Individual, make_individual
 from evolution.strategies.base import SearchSettings, Strategy
 
 

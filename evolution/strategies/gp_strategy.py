@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from deap import base, gp, tools
 
-from evolution.loop.generation import Individual, make_individual
+from evolution.individual import Individual, make_individual
 from evolution.strategies.base import SearchSettings, Strategy
 from runners.gp_program import div
 from speednik import gp_program as program

@@ -29,8 +29,8 @@ from ribs.archives import GridArchive
 from ribs.emitters import IsoLineEmitter
 from ribs.schedulers import Scheduler
 
-from evolution.loop.checkpoint import CheckpointError
-from evolution.loop.generation import make_individual
+from evolution.individual import make_individual
+from evolution.search_state import CheckpointError
 from evolution.strategies.generator_state import generator_state, set_generator_state
 from evolution.strategies.base import SearchSettings, Strategy
 

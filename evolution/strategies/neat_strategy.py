@@ -34,8 +34,8 @@ import numpy as np
 from neat.graphs import required_for_output
 from neat.species import Species
 
-from evolution.loop.checkpoint import CheckpointError
-from evolution.loop.generation import make_individual
+from evolution.individual import make_individual
+from evolution.search_state import CheckpointError
 from evolution.strategies.base import SearchSettings, Strategy
 from runners.neat_net import soft_tanh
 from speednik import neat_genome

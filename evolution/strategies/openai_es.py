@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from evolution.loop.checkpoint import SEARCH_PREFIX, CheckpointError, finite_state
-from evolution.loop.generation import make_individual
+from evolution.individual import make_individual
+from evolution.search_state import SEARCH_PREFIX, CheckpointError, finite_state
 from evolution.strategies.generator_state import generator_state, set_generator_state
 from evolution.strategies.base import SearchSettings, Strategy
 

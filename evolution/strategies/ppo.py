@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from evolution.loop.checkpoint import SEARCH_PREFIX, CheckpointError, finite_state
-from evolution.loop.generation import make_individual
+from evolution.individual import make_individual
+from evolution.search_state import SEARCH_PREFIX, CheckpointError, finite_state
 from evolution.strategies.base import SearchSettings, Strategy
 
 # SB3's numbers after each update that method.jsonl keeps, by the names it

@@ -22,7 +22,7 @@ from evolution.loop.checkpoint import (
 from evolution.cluster import evaluate_chunk, stage_payload, unpack_results
 from evolution.config import ConfigError, EvolutionConfig
 from evolution.loop.evolve import evolve
-from evolution.loop.generation import make_individual
+from evolution.individual import make_individual
 from evolution.strategies.neat_strategy import NEAT, lower, neat_config
 from runners import RunnerConfig, run_episodes
 from runners.genome_file import GenomeFileError, load_genome_file, write_genome_file

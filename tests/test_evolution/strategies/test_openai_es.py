@@ -12,7 +12,7 @@ from evolution.loop.checkpoint import load_checkpoint
 from evolution.config import ConfigError, EvolutionConfig
 from evolution.loop.evolve import evolve
 from evolution.strategies.openai_es import OpenAIES, centred_ranks
-from evolution.loop.generation import make_individual
+from evolution.individual import make_individual
 
 
 def es_config(**changes) -> EvolutionConfig:
