@@ -52,6 +52,7 @@ from evolution.cli.config_file import file_task_settings, settings_set_by, task_
 from evolution.cli.run_options import build_parser as run_parser
 from evolution.cli.run_options import config_from_args
 from evolution.cli.settings_file import SettingsFileError, read_settings, settings_flags
+from evolution.cli.task_options import COMPARE_OWN, given_in
 from evolution.config import ConfigError
 from evolution.loop.outputs import (
     BEST_NAME,
@@ -69,9 +70,6 @@ from runners.cli import OneLineParser
 COMPARE_NAME = "compare.json"
 # Long enough that only the frame budget stops a run.
 GENERATIONS = 1_000_000
-# Options the comparison sets for every run itself.
-OWN_OPTIONS = ("--algorithm", "--seed", "--max-frames", "--out", "--resume",
-               "--generations", "--quiet", "--settings")
 # How often the frames played are counted and printed (s).
 PROGRESS_EVERY = 10.0
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 1, 2, 130, 143
@@ -184,7 +182,7 @@ def check_task_file(task: list[str]) -> None:
     if found is None:
         return
     path, settings = found
-    clash = settings_set_by(settings, OWN_OPTIONS)
+    clash = settings_set_by(settings, COMPARE_OWN)
     if clash:
         raise CompareError(
             f"{path}: {', '.join(clash)} are set by the comparison for each run "
@@ -338,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     task = list(args.task)
-    clash = [o for o in OWN_OPTIONS if o in task]
+    clash = given_in(task, COMPARE_OWN)
     if clash:
         parser.error(f"{', '.join(clash)} are set by the comparison for each run; "
                      f"leave them out of the task")

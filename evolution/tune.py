@@ -54,6 +54,7 @@ from evolution.cli.config_file import file_task_settings, settings_set_by, task_
 from evolution.cli.run_options import RESUMABLE, config_from_args
 from evolution.cli.run_options import build_parser as run_parser
 from evolution.cli.settings_file import settings_flags, write_settings
+from evolution.cli.task_options import TUNE_OWN, given_in
 from evolution.strategies.registry import Tunable, get_strategy, list_strategies
 from evolution.tune_storage import (STUDY_NAME, StudyFileError, StudyLock, check_out,
                                     make_out, open_storage, storage_error)
@@ -62,9 +63,6 @@ from runners.cli import OneLineParser
 BEST_NAME = "best.json"
 TRIALS_DIR = "trials"
 GENERATIONS = 1_000_000
-# Options each trial sets itself.
-OWN_OPTIONS = ("--algorithm", "--max-frames", "--out", "--resume", "--generations",
-               "--quiet")
 
 
 class TuneError(ValueError):
@@ -113,13 +111,13 @@ def check_task(method: str, task: list[str]):
     if not get_strategy(method).tuning:
         raise TuneError(f"--method {method} has no tunable settings; methods with "
                         f"some: {', '.join(tunable_methods())}")
-    clash = [o for o in OWN_OPTIONS if o in task]
+    clash = given_in(task, TUNE_OWN)
     if clash:
         raise TuneError(f"{', '.join(clash)} are set by the tuning for each trial; "
                         f"leave them out of the task")
     found = file_task_settings(task)
     if found is not None:
-        clash = settings_set_by(found[1], OWN_OPTIONS)
+        clash = settings_set_by(found[1], TUNE_OWN)
         if clash:
             raise TuneError(f"{found[0]}: {', '.join(clash)} are set by the tuning for "
                             f"each trial (--method, --frames); leave them out of the "

@@ -92,8 +92,8 @@ def file_task_settings(task: list[str]) -> tuple[str, dict] | None:
 
 def settings_set_by(settings: dict, own_options: tuple[str, ...]) -> list[str]:
     """The file's settings that a command sets itself for each run (its
-    OWN_OPTIONS, as options), named as the file names them; a method's
-    own settings when the command sets --algorithm."""
+    options in evolution.cli.task_options), named as the file names them;
+    a method's own settings when the command sets --algorithm."""
     # The options a command sets are named as their settings (--max-frames).
     names = {"--" + k.replace("_", "-"): k for k in settings if k != "options"}
     out = [names[o] for o in own_options if o in names]
