@@ -240,16 +240,50 @@ def test_the_recipe_preset_is_the_readme_s_long_command():
     assert short == config_of(*shlex.split(README_RECIPE))
 
 
-def test_the_recipe_preset_is_the_benchmark_s_recipe():
+def generalization_benchmark():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
         "generalization", REPO_ROOT / "benchmarks" / "generalization.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    assert bench.VARIANTS["reach-520-by-set"] == bench.RECIPE
+    return bench
+
+
+def test_the_benchmark_runs_the_recipe_preset_and_shows_it_as_its_long_command():
+    bench = generalization_benchmark()
+    assert bench.run_options("recipe") == ["--config", str(CONFIGS / "recipe.toml")]
     assert (config_of("--config", CONFIGS / "recipe.toml", "--seed", "0")
             == config_of(*bench.RECIPE, "--seed", "0"))
+    # The file's own method settings are among the options, given once.
+    assert bench.RECIPE.count("--init-sigma") == 1 and "--options" not in bench.RECIPE
+
+
+@pytest.mark.parametrize("preset", sorted(CONFIGS.glob("*.toml")), ids=lambda p: p.name)
+def test_every_preset_is_a_whole_run_file(preset, tmp_path):
+    """Each file of configs/ is read by `evolution.run --config` alone into
+    a valid configuration (no chain of edits to another), which the run
+    writes back as a file that gives it again."""
+    assert read_config_file(preset)["stages"]
+    config = config_of("--config", preset)
+    assert config.training_stages()
+    again = write(tmp_path, config_toml(config), CONFIG_TOML_NAME)
+    assert config_of("--config", again) == config
+
+
+def test_every_variant_of_the_benchmark_is_a_preset():
+    bench = generalization_benchmark()
+    assert "recipe" in bench.VARIANTS
+    for name, (path, what) in bench.VARIANTS.items():
+        assert path.parent == CONFIGS and path.is_file(), name
+        config = config_of(*bench.run_options(name), "--seed", "0")
+        assert config.validation_stages and config.test_stages and what
+
+
+def test_the_stand_preset_is_the_recipe_over_stand():
+    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    assert config_of("--config", CONFIGS / "recipe-stand.toml") == recipe.replace(
+        observation="stand")
 
 
 @pytest.mark.parametrize("method", ["ga", "cmaes", "openai-es", "neat"])
