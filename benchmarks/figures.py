@@ -7,19 +7,20 @@ Sections, each named beside its table in the README:
 - main:            what to expect of `evolution.run` on the built-in stages
 - baselines:       `python -m runners.baselines --markdown`, and the stages
                    finished per difficulty (`--summary`, about a minute)
-- generalisation:  the generalisation recipe per seed, and its earlier steps
-                   (benchmarks/generalization.py, --variant failures-64, uniform, pits,
-                   landing, stall, terrain and hazards), and what was tried
-                   beside it (room, sep-cmaes, repeat-2, repeat-2-sigma,
-                   hidden-8, hidden-24)
+- generalisation:  the generalisation recipe per seed, and the presets its
+                   record compares it against (benchmarks/generalization.py,
+                   each --variant); the earlier steps and what was tried
+                   beside them are run at the commit docs/generalisation.md
+                   names
 - tuning:          every method tuned on the recipe's task beside its
                    defaults (benchmarks/tuning.py, about two hours),
                    its runs and studies kept in runs/figures/tuning: run
                    again after a stop, it resumes them where they stopped
                    (a finished run is not run again)
 - compare:         the README's `evolution.compare` command, every method
-                   with the settings the tuning found, its runs kept in
-                   runs/figures/compare and resumed the same way
+                   the strategy registry can tune (`evolution.tune`'s
+                   methods) with the settings the tuning found, its runs
+                   kept in runs/figures/compare and resumed the same way
 
 `make figures` runs them all. Speed figures are `make bench`'s.
 """
@@ -34,11 +35,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 # Where the comparison keeps its runs, so a stopped `make figures` resumes.
 COMPARE_DIR = ROOT / "runs" / "figures" / "compare"
 TUNING_DIR = ROOT / "runs" / "figures" / "tuning"
 
 from evolution.loop.outputs import read_logbook  # noqa: E402
+from evolution.tune import tunable_methods  # noqa: E402
+from generalization import VARIANTS  # noqa: E402
 
 # (label, options) of the main table's rows: the README's `evolution.run`
 # lines with the defaults.
@@ -54,7 +58,9 @@ MAIN_ROWS = [
 # The README's comparison of search methods.
 SUMMARY = ["--summary", "--markdown", "--agent", "hold-right", "jump-runner", "spindash",
            "planner", "--workers", "2"]
-METHODS = ["ga", "cmaes", "openai-es", "map-elites", "neat"]
+# The methods compared: those the strategy registry declares a tuning
+# space for, the methods benchmarks/tuning.py tunes.
+METHODS = tunable_methods()
 # Every method with the settings its tuning found (the tuning section's
 # best.json files), five seeds other than the tuning's seed 0, at the
 # tuning's budget, on the recipe's task with the built-in stages among the
@@ -99,11 +105,9 @@ def baselines() -> None:
 
 def generalisation() -> None:
     python("benchmarks/generalization.py", check=True)
-    for earlier in ("room", "sep-cmaes", "repeat-2", "repeat-2-sigma", "failures-64",
-                    "uniform", "pits", "landing", "stall", "terrain", "hazards"):   # its steps, and what was tried beside it
-        python("benchmarks/generalization.py", "--variant", earlier, check=True)
-    for size in ("hidden-8", "hidden-24"):   # screened on seed 0 only
-        python("benchmarks/generalization.py", "--variant", size, "--seeds", "0", check=True)
+    for variant in VARIANTS:
+        if variant != "recipe":
+            python("benchmarks/generalization.py", "--variant", variant, check=True)
 
 
 def compare() -> None:
