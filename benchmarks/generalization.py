@@ -80,6 +80,8 @@ def preset_options(path: Path) -> list[str]:
     settings = read_config_file(path)
     options = settings.pop("options", {})
     for key, value in [*settings.items(), *options.items()]:
+        if key == "stall_frames" and value is None:
+            value = 0       # never, as the command line says it
         values = value if isinstance(value, list) else [value]
         out += [option_name(key), *(repr(v) if isinstance(v, float) else str(v)
                                     for v in values)]
