@@ -109,7 +109,9 @@ def _rows(figures: list) -> list:
 
 
 class MethodHistory:
-    """The figures of every method, the chosen run's method's shown."""
+    """The figures of the chosen run's method; a method's are made the
+    first time one of its runs is chosen (a figure takes a while to make,
+    and a page shows few of the methods)."""
 
     def __init__(self) -> None:
         log_columns = [n for panels in LOGBOOK_PANELS.values() for n, _, _ in panels]
@@ -120,31 +122,40 @@ class MethodHistory:
                                                 "colour": []})
         self.note = Div(text="", width=1250)
         self.panels: dict[str, list] = {}
-        for algorithm, panels in LOGBOOK_PANELS.items():
-            self.panels[algorithm] = [_panel(algorithm, *p, self.logbook_source)
-                                      for p in panels]
-        for algorithm, panels in METHOD_PANELS.items():
-            self.panels[algorithm] = [_panel(algorithm, *p, self.method_source)
-                                      for p in panels]
+        self.blocks: dict[str, Any] = {}
+        # Species sizes (method.jsonl's `species_sizes`), shown whenever
+        # the run's records have them.
         self.species = figure(height=340, width=1000, name="history-species-sizes",
-                              title="NEAT species sizes per generation",
+                              title="species sizes per generation",
                               x_axis_label="generation", y_axis_label="members",
-                              tools="pan,wheel_zoom,box_zoom,reset")
+                              tools="pan,wheel_zoom,box_zoom,reset", visible=False)
         bands = self.species.patches(xs="xs", ys="ys", source=self.species_source,
                                      fill_color="colour", line_color="white",
                                      fill_alpha=0.85, legend_field="species")
         self.species.add_tools(HoverTool(renderers=[bands], tooltips=[("", "@species")]))
         self.species.add_layout(self.species.legend[0], "right")
-        self.blocks = {algorithm: column(*_rows(figs)) for algorithm, figs
-                       in self.panels.items()}
-        self.blocks["neat"] = column(*_rows(self.panels["neat"]), self.species)
-        self.layout = column(self.note, *self.blocks.values())
+        self.layout = column(self.note, self.species)
         self.show("", {}, [], "")
+
+    def block(self, algorithm: str) -> None:
+        """The figures of `algorithm`'s panels, made once."""
+        if algorithm in self.blocks:
+            return
+        figures = [_panel(algorithm, *p, self.logbook_source)
+                   for p in LOGBOOK_PANELS.get(algorithm, ())]
+        figures += [_panel(algorithm, *p, self.method_source)
+                    for p in METHOD_PANELS.get(algorithm, ())]
+        if not figures:
+            return
+        self.panels[algorithm] = figures
+        self.blocks[algorithm] = column(*_rows(figures))
+        self.layout.children = [self.note, *self.blocks.values(), self.species]
 
     def show(self, algorithm: str, logbook: dict[str, list[float]], records: Records,
              problem: str) -> None:
         """The run's numbers: `logbook` its logbook's columns, `records`
         its method.jsonl lines, `problem` why these could not be read."""
+        self.block(algorithm)
         for name, block in self.blocks.items():
             block.visible = name == algorithm
         self.note.text = f"<p><i>{html.escape(problem)}</i></p>" if problem else ""

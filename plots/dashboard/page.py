@@ -29,7 +29,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from bokeh.document import Document
 from bokeh.layouts import column, row
@@ -77,6 +77,12 @@ from runners.archive_file import ARCHIVE_NAME, ArchiveFileError
 
 REFRESH_MS = 1000
 REST_AFTER_MS = 3000
+# The tabs open at once read the runs once within this (s): each refreshes
+# every REFRESH_MS, and each refresh would otherwise walk RUNS_DIR.
+REUSE_SECONDS = 0.5
+# Rows the table is first sent with (about as many as it shows before it
+# scrolls); the rest follow once the browser has drawn them.
+FIRST_ROWS = 20
 # The runs table's rows (px) and the most it grows to before it scrolls.
 ROW_HEIGHT = 25
 TABLE_HEIGHT = 420
@@ -116,8 +122,9 @@ DOWNLOADS = (("download logbook (CSV)", LOGBOOK_NAME, "logbook.csv", "text/csv")
 # run: the table's selection is the runs ticked, so the click is read from
 # the grid itself and written into a hidden text box the server follows.
 # Installed once the page's views exist; the grid is looked up at each
-# click (the table draws a new one when its columns change). Then it says
-# the table is drawn, and the server sends the rest of the page.
+# click (the table draws a new one when its columns change). Then, once
+# the table's first rows are on the screen, it says the table is drawn,
+# and the server sends the rest of the page.
 CLICK_JS = """
 function install() {
   const view = Bokeh.index.find_one(table);
@@ -132,7 +139,18 @@ function install() {
     const name = view.data.getField(cell.row, "name");
     if (name != null && chooser.value !== name) { chooser.value = name; }
   });
-  ready.value = "drawn";
+  drawn();
+}
+function drawn() {
+  // Once its first rows are on the screen (a frame after they are in it).
+  const view = Bokeh.index.find_one(table);
+  const grid = view.grid;
+  if (grid == null || (grid.getDataLength() > 0
+                       && view.shadow_el.querySelector(".slick-cell") == null)) {
+    setTimeout(drawn, 50);
+    return;
+  }
+  requestAnimationFrame(() => { ready.value = "drawn"; });
 }
 install();
 """
@@ -165,6 +183,9 @@ class Page:
         # The runs as the last refresh read them (one reading a refresh).
         self.current: list[Run] = []
         self.rows_key: tuple | None = None
+        # The most rows the table is sent (None: all), while the page
+        # opens (`make_document`).
+        self.first_rows: int | None = None
         self.chosen: str | None = None
         # The view the page's address asked for, applied at its first refresh.
         self.asked = view if view is not None else View()
@@ -219,25 +240,53 @@ class Page:
         self.compare_pick.on_change("value", lambda attr, old, new: self.on_compare_pick())
         # The rest (its figures take a while to make), now or, for a
         # page a browser waits for, once it has drawn the table.
-        self.whole = False
+        self.whole = self.building = False
         if not lazy:
             self.build_rest()
 
     def build_rest(self) -> None:
         """The widgets and figures of all but the runs table."""
-        if self.whole:
-            return
-        self.whole = True
+        for build, _ in self.rest_parts():
+            build()
+
+    def rest_parts(self) -> list[tuple[Callable[[], None], Callable[[], Any] | None]]:
+        """`build_rest` in steps of about one figure each, each with the
+        part of the page it completes (or None): a served page takes them
+        one at a time, so that the server's event loop answers other tabs
+        between them, and sends the parts one at a time. Empty once
+        begun."""
+        if self.whole or self.building:
+            return []
+        self.building = True
+        return [(self.build_run, None), (self.build_fitness, None),
+                (self.build_tests, self.section_run),
+                (self.build_method, self.section_method),
+                (self.build_compare, self.section_compare),
+                (self.build_groups, self.section_groups),
+                (self.build_study, self.section_study), (self.build_done, None)]
+
+    def build_run(self) -> None:
         self.chart_note = Div(text="", name="chart-note")
         self.curve_source = ColumnDataSource(
             {c: [] for c in (*CURVES, "x", *(f"{c}_s" for c in SMOOTHED))})
         self.test_source = ColumnDataSource({"x": [], "held_out": [], "validation": []})
+        self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
+        self.downloads = []
+        for label, file, saved, kind in DOWNLOADS:
+            button = Button(label=label, width=200, disabled=True,
+                            name=f"download-{saved}")
+            button.on_click(partial(self.on_download, file, saved, kind))
+            self.downloads.append(button)
+
+    def build_fitness(self) -> None:
         # Linear, and log once asked for (a Bokeh figure's axis type is
         # fixed; one made again would leave two of one name in the
         # browser): the one of the log y box shown.
         self.best_lines: list = []
         self.fitness_figures = {False: self.fitness_figure(log=False)}
         self.fitness_box = column(self.fitness_figures[False])
+
+    def build_tests(self) -> None:
         self.tests = figure(height=300, width=430, title="held-out and validation completion",
                             x_axis_label="generation", y_range=(-0.02, 1.02))
         self.tests.xaxis.formatter = number_ticks()
@@ -246,13 +295,8 @@ class Page:
         self.tests.scatter(x="x", y="validation", source=self.test_source, size=6,
                            color="green", marker="square", legend_label="validation")
         self.tests.legend.location = "bottom_right"
-        self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
-        self.downloads = []
-        for label, file, saved, kind in DOWNLOADS:
-            button = Button(label=label, width=200, disabled=True,
-                            name=f"download-{saved}")
-            button.on_click(partial(self.on_download, file, saved, kind))
-            self.downloads.append(button)
+
+    def build_method(self) -> None:
         self.method_head = Div(text="", width=1250)
         self.archive_map = ArchiveMap(self.on_archive_cell)
         self.history = MethodHistory()
@@ -271,14 +315,24 @@ class Page:
                                     align="end")
         self.replay_view = Div(text="", width=1250)
         self.replaying = False
+
+    def build_compare(self) -> None:
         self.overlay = Overlay()
+
+    def build_groups(self) -> None:
         self.groups = GroupView(on_download=self.on_group_download)
         self.group_key: tuple | None = None
         self.comparison_tables = column(Div(text=""), name="comparison-tables")
         self.comparison_view = Div(text="", width=1300)
         self.comparison_key: tuple | None = None
+
+    def build_study(self) -> None:
         self.study = StudyView()
         self.study_key: tuple | None = None
+
+    def build_done(self) -> None:
+        """The page whole: its controls now act on what they show."""
+        self.whole = True
         self.groups.by.on_change("value", lambda attr, old, new: self.show_groups())
         self.groups.band.on_change("active", lambda attr, old, new: self.show_groups())
         self.study_pick.on_change("value", lambda attr, old, new: (self.show_study(),
@@ -297,27 +351,38 @@ class Page:
         return column(Div(text=f"<h2>Speednik Evolve: runs in "
                                f"{html.escape(str(self.runs.root))}</h2>"),
                       row(self.method, self.stage, self.count, self.setting_pick), self.table,
-                      self.run_click, self.drawn)
+                      # In the page from the first: it follows every choice.
+                      self.run_click, self.drawn, self.address)
 
     def body(self):
         """The rest of the page, sent after the table."""
-        return column(self.detail,
-                      row(*self.downloads),
+        return column(self.section_run(), self.section_method(), self.section_compare(),
+                      self.section_groups(), self.section_study())
+
+    def section_run(self):
+        return column(self.detail, row(*self.downloads),
                       row(self.axis, self.smoothing, self.log_y, self.chart_note),
-                      row(self.fitness_box, self.tests),
-                      Div(text="<h3>the method's own</h3>"), self.method_head,
+                      row(self.fitness_box, self.tests))
+
+    def section_method(self):
+        return column(Div(text="<h3>the method's own</h3>"), self.method_head,
                       self.archive_map.figure, self.history.layout, self.method_view,
                       Div(text="<h3>replay</h3>"),
                       row(self.replay_who, self.replay_stage, self.replay_gen,
-                          self.replay_button), self.replay_view,
-                      Div(text="<h3>compare runs</h3>"), self.compare_pick,
-                      self.overlay.layout,
-                      Div(text="<h3>groups</h3>"),
-                      # A comparison chosen is what the groups show.
-                      self.comparison, self.groups.layout, self.comparison_tables,
-                      self.comparison_view,
-                      Div(text="<h3>tuning studies</h3>"), self.study_pick, self.study.layout,
-                      self.address)
+                          self.replay_button), self.replay_view)
+
+    def section_compare(self):
+        return column(Div(text="<h3>compare runs</h3>"), self.compare_pick,
+                      self.overlay.layout)
+
+    def section_groups(self):
+        # A comparison chosen is what the groups show.
+        return column(Div(text="<h3>groups</h3>"), self.comparison, self.groups.layout,
+                      self.comparison_tables, self.comparison_view)
+
+    def section_study(self):
+        return column(Div(text="<h3>tuning studies</h3>"), self.study_pick,
+                      self.study.layout)
 
     def layout(self):
         return column(self.head(), self.body())
@@ -484,11 +549,12 @@ class Page:
 
     def show_rows(self) -> None:
         rows = self.shown_rows()
-        data = {c: [r[c] for r in rows] for c in COLUMNS}
+        sent = rows[:self.first_rows] if self.first_rows is not None else rows
+        data = {c: [r[c] for r in sent] for c in COLUMNS}
         data["colour"] = [run_colour(name) for name in data["name"]]
         for k, name in enumerate(self.setting_pick.value):
             data[f"setting_{k}"] = [self.settings_of.get(r["name"], {}).get(name, "")
-                                    for r in rows]
+                                    for r in sent]
         old = self.table_source.data
         if data.keys() == old.keys() and list(data["name"]) == list(old["name"]):
             # The same rows: only the cells that changed are sent.
@@ -940,15 +1006,18 @@ def _fractions(goals: list[float] | None, settings: dict, key: str) -> list[floa
 
 def make_document(root: Path):
     """A function Bokeh calls for each new tab: its document. The tabs
-    share one reading of the runs (Bokeh calls them all on one thread)."""
-    runs = RunsDir(root)
+    share one reading of the runs (Bokeh calls them all on one thread),
+    made here once, before the first tab asks."""
+    runs = RunsDir(root, reuse_seconds=REUSE_SECONDS)
+    runs.runs()
 
     def build(doc: Document) -> None:
         arguments = doc.session_context.request.arguments if doc.session_context else {}
-        page = Page(runs, doc, read_view(arguments, [r.name for r in runs.runs()]),
-                    lazy=True)
-        # The table first; the rest once the browser has drawn it (or
-        # after REST_AFTER_MS, should it never say so).
+        read = runs.runs()
+        page = Page(runs, doc, read_view(arguments, [r.name for r in read]), lazy=True)
+        # The table first, of its first rows; the rest once the browser
+        # has drawn it (or after REST_AFTER_MS, should it never say so).
+        page.first_rows = FIRST_ROWS
         page.refresh_table()
         doc.title = "Speednik Evolve dashboard"
         doc.add_root(page.head())
@@ -957,16 +1026,30 @@ def make_document(root: Path):
                                                          "chooser": page.run_click,
                                                          "ready": page.drawn},
                                                    code=CLICK_JS))
-        done = []
+        steps: list[Callable[[], Any]] = []
+
+        def every_row() -> None:
+            page.first_rows = None
+            page.show_rows()
 
         def rest(*_) -> None:
-            if done:
+            if steps or page.building:
                 return
-            done.append(True)
-            page.build_rest()
-            page.refresh()
-            doc.add_root(page.body())
-            doc.add_periodic_callback(page.refresh, REFRESH_MS)
+            # Every row; then the rest made a step at a time, filled by a
+            # refresh, and sent a part of the page at a time.
+            steps.append(every_row)
+            parts = page.rest_parts()
+            steps.extend(make for make, _ in parts)
+            steps.append(page.refresh)
+            steps.extend(partial(lambda section: doc.add_root(section()), section)
+                         for _, section in parts if section is not None)
+            steps.append(lambda: doc.add_periodic_callback(page.refresh, REFRESH_MS))
+            doc.add_next_tick_callback(step)
+
+        def step() -> None:
+            steps.pop(0)()
+            if steps:
+                doc.add_next_tick_callback(step)
 
         page.drawn.on_change("value", lambda attr, old, new: rest())
         doc.add_timeout_callback(rest, REST_AFTER_MS)

@@ -314,8 +314,12 @@ def status_of(run: Run) -> str:
 class RunsDir:
     """The runs under `root`, read again only where their files changed."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, reuse_seconds: float = 0.0) -> None:
         self.root = root
+        # `runs()` asked again within this many seconds answers what it
+        # read last (pages open at once share a reading).
+        self.reuse_seconds = reuse_seconds
+        self._last: tuple[float, list[Run]] | None = None
         self._cache: dict[Path, tuple[tuple, Run]] = {}
         self._paths: dict[str, Path] = {}
         # The `evolution.compare` and `evolution.tune` output directories
@@ -352,6 +356,9 @@ class RunsDir:
         changed being the one given before. (Called every second for
         every open page: strings and os.stat here, not pathlib, and no
         stat of a file the directory listing says is not there.)"""
+        now = time.monotonic()
+        if self._last is not None and now - self._last[0] < self.reuse_seconds:
+            return list(self._last[1])
         out = []
         for folder, files in self._walk():
             key = tuple(_stamp(folder, n) if n in files else (0, -1) for n in RUN_FILES)
@@ -366,7 +373,8 @@ class RunsDir:
                 held = (key, read_run(path, name, before))
                 self._cache[path] = held
             out.append(held[1])
-        return out
+        self._last = (now, out)
+        return list(out)
 
     def rows(self, runs: list[Run] | None = None) -> list[dict[str, Any]]:
         """The table's rows of `runs` (by default, of `runs()` now)."""

@@ -48,8 +48,24 @@ def make_server(root: Path, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST):
     # Ahead of every route Bokeh made (its static files come first there):
     # tornado checks host-specific handlers before its wildcard ones.
     server._tornado.add_handlers(r".*", [(CLIMBING, _not_found_handler())])
+    _only_bundles_drawn(server._tornado)
     server.start()
     return server
+
+
+# The BokehJS bundles the page loads: not WebGL (no figure draws with it)
+# nor MathJax (2 MB; text on the page is shown as written, never as TeX).
+BUNDLES = ["bokeh", "bokeh-widgets", "bokeh-tables"]
+
+
+def _only_bundles_drawn(app) -> None:
+    """The page's HTML names only BUNDLES (Bokeh's server names all it
+    has, not knowing what a document will use)."""
+    every = app.resources
+
+    def resources(absolute_url=None):
+        return every(absolute_url).clone(components=list(BUNDLES))
+    app.resources = resources
 
 
 def is_loopback(host: str) -> bool:

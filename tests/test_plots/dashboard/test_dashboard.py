@@ -222,6 +222,14 @@ def click_cell(page, archive, cell) -> None:
     (x0, y0), (x1, y1) = archive.lower, archive.upper
     x = x0 + (cell[0] + 0.5) * (x1 - x0) / archive.dims[0]
     y = y0 + (cell[1] + 0.5) * (y1 - y0) / archive.dims[1]
+    # Once the figure is laid out over the archive's ranges (its part of
+    # the page may have been sent a moment ago).
+    page.wait_for_function(f"""() => {{
+        {ARCHIVE_FIGURE};
+        const view = f && Bokeh.index.find_one(f);
+        return view != null && view.has_finished() && view.frame.bbox.width > 0
+            && view.frame.x_range.end === {x1} && view.frame.y_range.end === {y1};
+    }}""", timeout=30000)
     at = page.evaluate(f"""() => {{
         {ARCHIVE_FIGURE};
         const view = Bokeh.index.find_one(f);
