@@ -1,18 +1,25 @@
-# Every target creates .venv and installs the project into it when needed.
+# Every target creates .venv and installs the project into it when needed:
+# `run` the project alone (what a run of the default method needs), the
+# others every extra too (tests, cluster, MAP-Elites, tuning, dashboard, RL).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+BASE := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
 
 .PHONY: run test test-broad bench figures clean
 
-$(STAMP): pyproject.toml
+$(BASE): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $(BASE)
+
+$(STAMP): $(BASE)
 	$(PY) -m pip install --quiet -e '.[dev,cluster,qd,tune,dashboard,rl]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(BASE)
 	$(PY) -m evolution.run --generations 50
 
 # One process per core, each taking whole test files, so that the clusters
