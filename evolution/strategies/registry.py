@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from evolution.strategies.base import SearchSettings, Strategy
 
-__all__ = ["SearchSettings", "Strategy", "StrategySetting", "Tunable", "Panel", "StrategyEntry",
+__all__ = ["SearchSettings", "Strategy", "StrategySetting", "Tunable", "Panel", "MethodView",
+           "StrategyEntry",
            "STRATEGIES", "SIGMA_MAX", "all_settings", "readers", "list_strategies",
            "get_strategy"]
 
@@ -135,6 +136,29 @@ class Panel:
     logbook: bool = False
 
 
+# A run's files a method's view may be drawn from (the names the run
+# writes them under: evolution.loop.checkpoint, runners.genome_file,
+# runners.archive_file).
+CHECKPOINT_FILE = "checkpoint.npz"
+BEST_FILE = "best.json"
+ARCHIVE_FILE = "archive.npz"
+
+
+@dataclass(frozen=True)
+class MethodView:
+    """What the dashboard shows of a method's own state besides its
+    panels, and the run's files it is drawn from (drawn again when one of
+    them changes). `kind` is one the dashboard draws ("archive": a
+    MAP-Elites-style archive; "network": the best network and, at the
+    last checkpoint, its species; "search-distribution": the checkpoint's
+    search distribution, its mean or its covariance's axes; "program": the
+    best program as code), or "module:function", a function of (run
+    directory, settings, logbook) returning the view's HTML."""
+
+    kind: str
+    files: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class StrategyEntry:
     name: str
@@ -159,6 +183,9 @@ class StrategyEntry:
     tuning: tuple[Tunable, ...] = ()
     # Its own numbers, as the dashboard draws them.
     panels: tuple[Panel, ...] = ()
+    # Its own state at the last checkpoint, as the dashboard shows it
+    # (None: the population's fitness is all it has).
+    view: MethodView | None = None
     # Its settings checked against the run's (population, hall of fame):
     # a one-line reason they do not fit, or None.
     limits: Callable[[dict, SearchSettings], str | None] | None = None
@@ -227,6 +254,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
                                   "fame only", whole=True)),
         panels=(Panel("sigma", "step size sigma", log=True),
                 Panel("condition", "condition number of C", log=True)),
+        view=MethodView("search-distribution", files=(CHECKPOINT_FILE,)),
         tuning=(Tunable("init_sigma", 0.05, 2.0, log=True),
                 Tunable("population", 16, 160, log=True, whole=True))),
     "openai-es": StrategyEntry(
@@ -258,6 +286,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
                 Panel("noise_sigma", "noise sigma"),
                 Panel("mean_norm", "|theta|, the mean's norm"),
                 Panel("first_moment_norm", "|m|, Adam's first moment's norm")),
+        view=MethodView("search-distribution", files=(CHECKPOINT_FILE,)),
         tuning=(Tunable("es_sigma", 0.005, 1.0, log=True), Tunable("es_lr", 0.001, 0.3, log=True),
                 Tunable("es_weight_decay", 1e-4, 0.05, log=True))),
     "map-elites": StrategyEntry(
@@ -275,6 +304,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
         ),
         panels=(Panel("qd_score", "QD-score", logbook=True),
                 Panel("coverage", "coverage", logbook=True)),
+        view=MethodView("archive", files=(ARCHIVE_FILE,)),
         tuning=(Tunable("qd_iso_sigma", 0.005, 1.0, log=True),
                 Tunable("qd_line_sigma", 0.01, 1.0, log=True),
                 Tunable("qd_bins", 4, 32, whole=True))),
@@ -303,6 +333,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
         ),
         panels=(Panel("species", "species", logbook=True),
                 Panel("connections", "mean enabled connections", logbook=True)),
+        view=MethodView("network", files=(CHECKPOINT_FILE, BEST_FILE)),
         tuning=(Tunable("neat_compat_threshold", 0.3, 4.0, log=True),
                 Tunable("neat_node_add_prob", 0.02, 0.5, log=True),
                 Tunable("neat_conn_add_prob", 0.05, 0.9, log=True),
@@ -390,6 +421,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
                 Panel("best_nodes", "nodes of the generation's best program"),
                 Panel("mean_depth", "mean depth of the programs"),
                 Panel("max_depth", "deepest program")),
+        view=MethodView("program", files=(BEST_FILE,)),
         tuning=(Tunable("gp_cx_prob", 0.1, 0.9), Tunable("gp_mut_prob", 0.05, 0.6),
                 Tunable("gp_point_prob", 0.0, 0.5), Tunable("gp_tournament", 2, 7, whole=True),
                 Tunable("gp_parsimony_size", 1.0, 2.0),

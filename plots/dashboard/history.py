@@ -1,11 +1,11 @@
 """What a search method has of its own, per generation, as live Bokeh
-figures of the page: the logbook's own columns (MAP-Elites' QD-score and
-coverage, NEAT's number of species and mean enabled connections) and the
-run's `method.jsonl` (`evolution.loop.method_file`): CMA-ES's step size
-and condition number (log scales: both change by orders of magnitude),
-OpenAI-ES's learning statistics, and NEAT's species sizes as a stacked
-area (each band one species, the oldest at the bottom, the whole height
-the population).
+figures of the page: the panels its registry entry declares
+(`evolution.strategies.registry.Panel`), each a logbook column of its own
+(MAP-Elites' QD-score and coverage, NEAT's number of species) or a number
+of the run's `method.jsonl` (`evolution.loop.method_file`: CMA-ES's step
+size on a log scale, OpenAI-ES's learning statistics, ...); and species
+sizes, where method.jsonl has them, as a stacked area (each band one
+species, the oldest at the bottom, the whole height the population).
 
 Figures whose data change in place, rather than pictures drawn again:
 a running run's page then costs a refresh the reading of two small files,
@@ -38,9 +38,6 @@ def _panels(logbook: bool) -> dict[str, tuple[tuple[str, str, bool], ...]]:
             out[name] = panels
     return out
 
-
-LOGBOOK_PANELS = _panels(logbook=True)
-METHOD_PANELS = _panels(logbook=False)
 
 SPECIES = "species_sizes"
 PANELS_PER_ROW = 2
@@ -114,8 +111,10 @@ class MethodHistory:
     and a page shows few of the methods)."""
 
     def __init__(self) -> None:
-        log_columns = [n for panels in LOGBOOK_PANELS.values() for n, _, _ in panels]
-        method_columns = [n for panels in METHOD_PANELS.values() for n, _, _ in panels]
+        # As the registry has them now (a method registered since shows too).
+        self.logbook_panels, self.method_panels = _panels(logbook=True), _panels(logbook=False)
+        log_columns = [n for panels in self.logbook_panels.values() for n, _, _ in panels]
+        method_columns = [n for panels in self.method_panels.values() for n, _, _ in panels]
         self.logbook_source = ColumnDataSource({c: [] for c in ("gen", *log_columns)})
         self.method_source = ColumnDataSource({c: [] for c in ("gen", *method_columns)})
         self.species_source = ColumnDataSource({"xs": [], "ys": [], "species": [],
@@ -142,9 +141,9 @@ class MethodHistory:
         if algorithm in self.blocks:
             return
         figures = [_panel(algorithm, *p, self.logbook_source)
-                   for p in LOGBOOK_PANELS.get(algorithm, ())]
+                   for p in self.logbook_panels.get(algorithm, ())]
         figures += [_panel(algorithm, *p, self.method_source)
-                    for p in METHOD_PANELS.get(algorithm, ())]
+                    for p in self.method_panels.get(algorithm, ())]
         if not figures:
             return
         self.panels[algorithm] = figures

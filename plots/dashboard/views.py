@@ -1,6 +1,8 @@
 """What the dashboard shows of one run besides its curves, as HTML the
 page puts in a Div: the search method's own state at its last
-checkpoint, a replay of the best genome, and comparisons. Each picture is
+checkpoint (the view its registry entry declares, `MethodView`: a kind
+of `VIEW_KINDS` or a function of its own; no method is named here), a
+replay of the best genome, and comparisons. Each picture is
 drawn by the `plots` command that draws it on disk (`plots replay`,
 `plots methods`), or here for a method's state, and
 embedded in the page as a data URL, so the server serves no file and
@@ -18,16 +20,15 @@ import shlex
 import tempfile
 from dataclasses import dataclass
 from functools import partial
+from importlib import import_module
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from evolution.loop.checkpoint import CHECKPOINT_NAME
 from evolution.loop.method_file import METHOD_NAME
 from plots import PlotError, new_figure
-from runners.archive_file import ARCHIVE_NAME
 from runners.genome_file import BEST_NAME
 
 # A GIF in the page is kept small: every frame of a long episode at game
@@ -72,38 +73,38 @@ def _number(v: Any) -> str:
 
 # -- the method's own view ---------------------------------------------------------------
 
-# The files each method's view is drawn from (besides whether the run has a
-# method.jsonl): the page draws it again only when one of them changes, so
-# a running run costs a drawing at each checkpoint, not every second.
-VIEW_FILES = {"map-elites": (ARCHIVE_NAME,), "neat": (CHECKPOINT_NAME, BEST_NAME),
-              "cmaes": (CHECKPOINT_NAME,), "openai-es": (CHECKPOINT_NAME,),
-              "gp": (BEST_NAME,)}
+def declared_view(algorithm: str):
+    """The view `algorithm`'s registry entry declares
+    (`evolution.strategies.registry.MethodView`), or None."""
+    from evolution.strategies.registry import STRATEGIES
+
+    entry = STRATEGIES.get(algorithm)
+    return entry.view if entry is not None else None
 
 
 def view_files(algorithm: str) -> tuple[str, ...]:
-    """None for a method whose view is one unchanging line."""
-    return VIEW_FILES.get(algorithm, ())
+    """The run's files the method's view is drawn from (besides whether
+    the run has a method.jsonl): the page draws it again only when one of
+    them changes, so a running run costs a drawing at each checkpoint,
+    not every second. None for a method whose view is one unchanging
+    line."""
+    view = declared_view(algorithm)
+    return tuple(view.files) if view is not None else ()
 
 
 def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) -> str:
     """The HTML of what the run's search method has of its own at its last
-    checkpoint (its numbers per generation are `history`'s figures)."""
-    algorithm = settings.get("algorithm", "")
-    try:
-        if algorithm == "map-elites":
-            return archive_view(run_dir, logbook)
-        if algorithm == "neat":
-            return neat_view(run_dir, logbook)
-        if algorithm == "cmaes":
-            return cmaes_view(run_dir, settings)
-        if algorithm == "openai-es":
-            return openai_es_view(run_dir, settings)
-        if algorithm == "gp":
-            return program_view(run_dir)
-    except (PlotError, ViewError) as e:
-        return note(str(e))
+    checkpoint, as its registry entry declares it (its numbers per
+    generation are `history`'s figures)."""
     from evolution.strategies.registry import STRATEGIES
 
+    algorithm = settings.get("algorithm", "")
+    view = declared_view(algorithm)
+    if view is not None:
+        try:
+            return view_drawing(view.kind, algorithm)(run_dir, settings, logbook)
+        except (PlotError, ViewError) as e:
+            return note(str(e))
     entry = STRATEGIES.get(algorithm)
     if entry is not None and entry.panels:
         return note(f"{algorithm}'s own numbers, generation by generation, are its "
@@ -112,7 +113,38 @@ def method_view(run_dir: Path, settings: dict, logbook: dict[str, list[float]]) 
                 f"population whose fitness is drawn above")
 
 
-def program_view(run_dir: Path) -> str:
+def view_drawing(kind: str, algorithm: str = "") -> Callable[[Path, dict, dict], str]:
+    """The function that draws a view of `kind`: one of `VIEW_KINDS`, or
+    "module:function"; ViewError naming what is accepted otherwise."""
+    if kind in VIEW_KINDS:
+        return VIEW_KINDS[kind]
+    module, _, name = kind.partition(":")
+    accepted = f"accepted: {', '.join(VIEW_KINDS)}, or module:function"
+    of = f" (the view of {algorithm})" if algorithm else ""
+    if not module or not name:
+        raise ViewError(f"unknown view kind {kind!r}{of}; {accepted}")
+    try:
+        drawing = getattr(import_module(module), name)
+    except (ImportError, AttributeError) as e:
+        raise ViewError(f"view {kind!r}{of} cannot be loaded ({e}); {accepted}") from None
+    if not callable(drawing):
+        raise ViewError(f"view {kind!r}{of} is not a function; {accepted}")
+    return drawing
+
+
+def _method_settings(settings: dict) -> list[tuple[str, Any]]:
+    """The method's own settings as the run had them (its registry entry
+    names them; a run that left one out had its default)."""
+    from evolution.strategies.registry import STRATEGIES
+
+    entry = STRATEGIES.get(settings.get("algorithm", ""))
+    options = settings.get("options") or {}
+    return [(f"setting {s.name}", options.get(s.name, s.default))
+            for s in (entry.settings if entry is not None else ())]
+
+
+def program_view(run_dir: Path, settings: dict | None = None,
+                 logbook: dict[str, list[float]] | None = None) -> str:
     """The best program as indented code, as replay prints it."""
     from runners.genome_file import GenomeFileError, load_genome_file
 
@@ -125,7 +157,8 @@ def program_view(run_dir: Path) -> str:
             f"constants decide already decided):</p><pre>{html.escape(listing)}</pre>")
 
 
-def archive_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
+def archive_view(run_dir: Path, settings: dict | None = None,
+                 logbook: dict[str, list[float]] | None = None) -> str:
     """A line when the archive cannot be read; nothing otherwise: the
     archive is the page's clickable figure (`archive_map`), its QD-score
     and coverage `history`'s."""
@@ -158,7 +191,7 @@ def has_history(run_dir: Path) -> bool:
 
 def no_history(what: str) -> str:
     return note(f"This run has no {METHOD_NAME} (runs write it since it was added): "
-                f"{what} is shown at the last checkpoint only.")
+                f"{what} at the last checkpoint only.")
 
 
 def _checkpoint_part(draw, *args) -> str:
@@ -169,78 +202,84 @@ def _checkpoint_part(draw, *args) -> str:
         return note(str(e))
 
 
-def cmaes_view(run_dir: Path, settings: dict) -> str:
+def search_distribution_view(run_dir: Path, settings: dict,
+                             logbook: dict[str, list[float]] | None = None) -> str:
+    """The search distribution of the last checkpoint: the axes of its
+    covariance (a state with a step size `sigma` and the square roots of
+    the covariance's eigenvalues `diagD`), or its mean and Adam's moments
+    (a state with `theta`, `m`, `v` and Adam's step count `t`)."""
     if not has_history(run_dir):
-        return cmaes_checkpoint_view(run_dir, settings) + no_history("the step size sigma")
-    return _checkpoint_part(cmaes_checkpoint_view, run_dir, settings)
+        return (distribution_checkpoint_view(run_dir, settings)
+                + no_history("its numbers per generation are shown"))
+    return _checkpoint_part(distribution_checkpoint_view, run_dir, settings)
 
 
-def cmaes_checkpoint_view(run_dir: Path, settings: dict) -> str:
-    state = _checkpoint_search(run_dir, "CMA-ES state")
+def distribution_checkpoint_view(run_dir: Path, settings: dict) -> str:
+    algorithm = settings.get("algorithm") or "the search"
+    state = _checkpoint_search(run_dir, "search distribution")
+    arrays = state.get("arrays") or {}
+    if "diagD" in arrays:
+        return covariance_view(state, settings, algorithm)
+    if "theta" in arrays:
+        return mean_view(state, settings, algorithm)
+    raise ViewError(f"no search distribution to show: {algorithm}'s checkpoint holds "
+                    f"neither a covariance (diagD) nor a mean (theta)")
+
+
+def covariance_view(state: dict, settings: dict, algorithm: str) -> str:
     meta, arrays = state["meta"], state["arrays"]
     axes = np.sort(np.asarray(arrays["diagD"], dtype=np.float64))[::-1]
     sigma = float(meta["sigma"])
     rows = [("generation of the checkpoint", state["generation"]),
             ("updates", int(meta["update_count"])),
             ("step size sigma", sigma),
-            ("initial sigma", settings.get("options", {}).get("init_sigma", math.nan)),
             ("condition number of C", float(meta["cond"])),
             ("longest axis sigma * sqrt(eig)", sigma * float(axes[0])),
-            ("shortest axis sigma * sqrt(eig)", sigma * float(axes[-1]))]
+            ("shortest axis sigma * sqrt(eig)", sigma * float(axes[-1])),
+            *_method_settings(settings)]
     fig = new_figure(6, 3.5)
     ax = fig.add_subplot(1, 1, 1)
     ax.semilogy(np.arange(1, axes.size + 1), sigma * axes, marker=".")
     ax.set_xlabel("principal axis of the search distribution (longest first)")
     ax.set_ylabel("step along it: sigma * sqrt(eigenvalue)")
-    ax.set_title(f"CMA-ES at generation {state['generation']}: the search's shape")
+    ax.set_title(f"{algorithm} at generation {state['generation']}: the search's shape")
     ax.grid(alpha=0.3, which="both")
     fig.tight_layout()
-    return (numbers_table(rows, "CMA-ES, from the last checkpoint")
-            + figure_html(fig, "CMA-ES axes"))
+    return (numbers_table(rows, f"{algorithm}, from the last checkpoint")
+            + figure_html(fig, "axes of the search distribution"))
 
 
-def openai_es_view(run_dir: Path, settings: dict) -> str:
-    if not has_history(run_dir):
-        return (openai_es_checkpoint_view(run_dir, settings)
-                + no_history("the learning statistics are"))
-    return _checkpoint_part(openai_es_checkpoint_view, run_dir, settings)
-
-
-def openai_es_checkpoint_view(run_dir: Path, settings: dict) -> str:
-    from evolution.strategies.openai_es import adam_rate
-
-    state = _checkpoint_search(run_dir, "OpenAI-ES state")
-    arrays, t = state["arrays"], int(state["meta"]["t"])
-    theta, m, v = (np.asarray(arrays[k], dtype=np.float64) for k in ("theta", "m", "v"))
-    options = settings.get("options", {})
-    lr = float(options.get("es_lr", math.nan))
-    rate = float(adam_rate(lr, t)) if t else math.nan
+def mean_view(state: dict, settings: dict, algorithm: str) -> str:
+    arrays, t = state["arrays"], int(state["meta"].get("t", 0))
+    theta = np.asarray(arrays["theta"], dtype=np.float64)
+    m, v = (np.asarray(arrays.get(k, []), dtype=np.float64) for k in ("m", "v"))
     rows = [("generation of the checkpoint", state["generation"]),
             ("Adam steps t", t),
-            ("learning rate es_lr", lr),
-            ("bias-corrected rate now", rate),
-            ("noise sigma es_sigma", float(options.get("es_sigma", math.nan))),
-            ("weight decay", float(options.get("es_weight_decay", math.nan))),
             ("|theta| (mean's norm)", float(np.linalg.norm(theta))),
-            ("|m| (first moment)", float(np.linalg.norm(m))),
-            ("mean sqrt(v) (second moment)", float(np.mean(np.sqrt(v)))) if v.size else
-            ("mean sqrt(v) (second moment)", math.nan)]
+            ("|m| (first moment)", float(np.linalg.norm(m)) if m.size else math.nan),
+            ("mean sqrt(v) (second moment)",
+             float(np.mean(np.sqrt(v))) if v.size else math.nan),
+            *_method_settings(settings)]
     fig = new_figure(6, 3.5)
     ax = fig.add_subplot(1, 1, 1)
     ax.hist(theta, bins=40)
     ax.set_xlabel("parameter value of the mean theta")
     ax.set_ylabel("parameters")
-    ax.set_title(f"OpenAI-ES mean at generation {state['generation']}")
+    ax.set_title(f"{algorithm}'s mean at generation {state['generation']}")
     fig.tight_layout()
-    return (numbers_table(rows, "OpenAI-ES, from the last checkpoint")
-            + figure_html(fig, "OpenAI-ES mean"))
+    return (numbers_table(rows, f"{algorithm}, from the last checkpoint")
+            + figure_html(fig, "mean of the search distribution"))
 
 
-def neat_view(run_dir: Path, logbook: dict[str, list[float]]) -> str:
+def network_view(run_dir: Path, settings: dict | None = None,
+                 logbook: dict[str, list[float]] | None = None) -> str:
+    """The best network, and for a run without method.jsonl (whose
+    species sizes per generation are then not drawn) its species at the
+    last checkpoint."""
     if has_history(run_dir):
         return topology_view(run_dir)
     return (_checkpoint_part(species_sizes_view, run_dir) + topology_view(run_dir)
-            + no_history("the size of each species"))
+            + no_history("the size of each species is shown"))
 
 
 def species_sizes_view(run_dir: Path) -> str:
@@ -252,11 +291,11 @@ def species_sizes_view(run_dir: Path) -> str:
     ax.set_ylabel("members")
     ax.set_title(f"species sizes at generation {generation}")
     fig.tight_layout()
-    return figure_html(fig, "NEAT species sizes")
+    return figure_html(fig, "species sizes")
 
 
 def species_sizes(run_dir: Path) -> tuple[int, list[tuple[int, int]]]:
-    """The generation of a NEAT run's checkpoint and its species as
+    """The generation of a speciated run's checkpoint and its species as
     (key, members), the largest first."""
     state = _checkpoint_search(run_dir, "species")
     sizes = [(int(s["key"]), len(s["members"])) for s in state["meta"]["species"]]
@@ -271,7 +310,17 @@ def topology_view(run_dir: Path) -> str:
     except GenomeFileError as e:
         return note(f"no best network to draw: {e}")
     fig = draw_network(record.genome)
-    return figure_html(fig, "best NEAT network")
+    return figure_html(fig, "best network")
+
+
+# The view kinds the dashboard draws, by the name a registry entry's
+# `MethodView` gives.
+VIEW_KINDS: dict[str, Callable[[Path, dict, dict], str]] = {
+    "archive": archive_view,
+    "network": network_view,
+    "search-distribution": search_distribution_view,
+    "program": program_view,
+}
 
 
 def draw_network(genome: np.ndarray) -> Figure:

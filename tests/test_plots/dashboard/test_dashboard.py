@@ -298,7 +298,7 @@ def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
         ending = re.compile(r"hillside: \w.* after \d+ frames")
         assert page.locator("pre", has_text=ending).count() == 1
         cells.get_by_text("neat", exact=True).first.click()
-        page.wait_for_selector("img[alt='best NEAT network']", timeout=30000)
+        page.wait_for_selector("img[alt='best network']", timeout=30000)
         # Its species sizes per generation, a live figure of the page.
         page.wait_for_function("() => { const f = Bokeh.documents[0].get_model_by_name("
                                "'history-species-sizes'); return f && f.visible; }", timeout=10000)

@@ -138,7 +138,7 @@ def test_neat_shows_species_and_the_best_network(method_runs):
     run = method_runs / "neat"
     shown = images(method_html(run))
     # Its species per generation are the page's live figures (history).
-    assert set(shown) == {"best NEAT network"}
+    assert set(shown) == {"best network"}
     generation, sizes = views.species_sizes(run)
     ckpt = load_checkpoint(run)
     assert generation == ckpt.generation
@@ -161,7 +161,7 @@ def test_cmaes_shows_its_step_size_from_the_checkpoint(method_runs):
     html = method_html(run)
     sigma = load_checkpoint(run).search["meta"]["sigma"]
     assert f"<td>step size sigma</td><td style='text-align:right'>{sigma:.6g}</td>" in html
-    assert "CMA-ES axes" in images(html)
+    assert "axes of the search distribution" in images(html)
 
 
 def test_openai_es_shows_its_adam_state_from_the_checkpoint(method_runs):
@@ -171,13 +171,21 @@ def test_openai_es_shows_its_adam_state_from_the_checkpoint(method_runs):
     theta = np.asarray(search["arrays"]["theta"])
     assert f"<td>Adam steps t</td><td style='text-align:right'>{search['meta']['t']}</td>" in html
     assert f"{np.linalg.norm(theta):.6g}" in html
-    assert "OpenAI-ES mean" in images(html)
+    assert "mean of the search distribution" in images(html)
+    # The method's own settings, as its registry entry names them.
+    from evolution.strategies.registry import STRATEGIES
+
+    options = settings_of(run)["options"]
+    for setting in STRATEGIES["openai-es"].settings:
+        value = options.get(setting.name, setting.default)
+        assert (f"<td>setting {setting.name}</td><td style='text-align:right'>"
+                f"{value:.6g}</td>") in html
 
 
 @pytest.mark.parametrize("algorithm, from_checkpoint", [
-    ("cmaes", "CMA-ES axes"),
-    ("openai-es", "OpenAI-ES mean"),
-    ("neat", "NEAT species sizes"),
+    ("cmaes", "axes of the search distribution"),
+    ("openai-es", "mean of the search distribution"),
+    ("neat", "species sizes"),
 ])
 def test_a_run_from_before_the_method_file_shows_its_last_checkpoint(
         method_runs, tmp_path, algorithm, from_checkpoint):
@@ -200,10 +208,10 @@ def test_a_run_without_a_checkpoint_says_so(method_runs, tmp_path):
     shutil.copytree(method_runs / "cmaes", run)
     (run / "checkpoint.npz").unlink()
     html = method_html(run)
-    assert "no CMA-ES state to show" in html and "<img" not in html
+    assert "no search distribution to show" in html and "<img" not in html
     (run / METHOD_NAME).unlink()
     html = method_html(run)
-    assert "no CMA-ES state to show" in html and "<img" not in html
+    assert "no search distribution to show" in html and "<img" not in html
 
 
 def test_the_replay_plays_the_best_genome_and_writes_nothing(method_runs):
@@ -436,5 +444,5 @@ def test_a_page_no_server_holds_draws_at_once(method_runs, tmp_path):
     page.chosen = "neat"
     page.compare_pick.value = ["neat"]
     page.show_run()
-    assert "best NEAT network" in images(page.method_view.text)
+    assert "best network" in images(page.method_view.text)
     assert page.overlay.figure is not None
