@@ -16,9 +16,12 @@ group's curves, can be saved from it.
 A callback every second reads what changed on disk, so a running run's
 row, curves and method view move, and a run started after the page opened
 appears, without reloading the page; of the table only the cells that
-changed are sent. The table is sent first, and the rest of the page once
-the browser has drawn it. Pictures are drawn and replays played on one
-drawing thread, so the page stays live while they are.
+changed are sent. The table is sent first, of its first FIRST_ROWS rows;
+once the browser has drawn them, the other rows, then the rest of the
+page made a figure at a time (the server answers other tabs between
+them) and sent a part at a time; a method's own figures are made the
+first time one of its runs is chosen. Pictures are drawn and replays
+played on one drawing thread, so the page stays live while they are.
 """
 from __future__ import annotations
 
