@@ -81,7 +81,7 @@ def main() -> None:
     args = parser.parse_args()
     counts = [int(w) for w in args.workers.split(",")]
     population = genomes()
-    warm_up()
+    warm_up(["basic"], ["linear"])
     print(f"== one generation: {POPULATION} genomes x {len(STAGES)} stages "
           f"({POPULATION * len(STAGES):,} episodes), median of {args.repeats} "
           f"({os.cpu_count()} CPUs)")

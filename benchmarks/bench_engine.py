@@ -76,10 +76,13 @@ def kernel_rate(observation: str, threads: int) -> float:
     return best
 
 
-def start_up(cache_dir: str) -> float:
+def start_up(cache_dir: str, observation: str, policy: str) -> float:
+    """Seconds a fresh process takes to load (or compile) what a run of
+    this observation and policy family uses."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from speednik.engine import warm_up; warm_up()"],
+    subprocess.run([sys.executable, "-c", "from speednik.engine import warm_up; "
+                    f"warm_up([{observation!r}], [{policy!r}])"],
                    check=True, env=env, cwd=ROOT)
     return time.perf_counter() - t0
 
@@ -111,12 +114,15 @@ def main() -> None:
               f"{speedup:5.2f}x one thread ({'meets' if speedup >= TARGET_THREADS else 'MISSES'} "
               f"the target of {TARGET_THREADS}x)")
 
-    print("\n== start-up of the compiled engine, in a fresh process")
-    with tempfile.TemporaryDirectory() as cache:
-        cold = start_up(cache)
-        warm = start_up(cache)
-    print(f"first use (compiles, empty cache)   {cold:6.1f} s")
-    print(f"later use (loads the cache)         {warm:6.1f} s")
+    print("\n== start-up of the compiled engine, in a fresh process: what a run of one "
+          "observation and policy compiles")
+    for observation, policy in (("basic", "linear"), ("reach", "mlp")):
+        with tempfile.TemporaryDirectory() as cache:
+            cold = start_up(cache, observation, policy)
+            warm = start_up(cache, observation, policy)
+        what = f"{observation} + {policy}"
+        print(f"{what:14s} first use (compiles, empty cache)  {cold:6.1f} s")
+        print(f"{what:14s} later use (loads the cache)        {warm:6.1f} s")
 
 
 if __name__ == "__main__":

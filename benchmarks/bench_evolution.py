@@ -44,7 +44,8 @@ def best(out: Path) -> tuple:
 
 
 def main() -> None:
-    subprocess.run([sys.executable, "-c", "from speednik.engine import warm_up; warm_up()"],
+    subprocess.run([sys.executable, "-c",
+                    "from speednik.engine import warm_up; warm_up(['basic'], ['linear'])"],
                    check=True, cwd=ROOT)
     with tempfile.TemporaryDirectory() as tmp:
         compiled = run("compiled", Path(tmp) / "compiled")

@@ -46,7 +46,7 @@ TARGET = 1_000_000
 def stepping(num_envs: int, repeat: int, threads: int, seconds: float,
              observation: str = "basic"):
     """(frames a second of env.step, of the compiled kernel alone)."""
-    from speednik.engine.vector import C_STEPS, step_envs
+    from speednik.engine.vector import C_STEPS
 
     env = SpeednikVectorEnv(num_envs, STAGES, observation=observation,
                             action_repeat=repeat, threads=threads)
@@ -66,7 +66,7 @@ def stepping(num_envs: int, repeat: int, threads: int, seconds: float,
 
     def kernel(a):
         kernel_args[16] = a
-        step_envs(*kernel_args)
+        env._step_envs(*kernel_args)
 
     rates = []
     for call in (env.step, kernel if threads == 1 else None):
@@ -97,7 +97,7 @@ def first_compile() -> float:
             "import sys, time; sys.path.insert(0, %r)\n"
             "import speednik.vector_env as ve\n"
             "import vector_copy\n"
-            "ve.step_envs = vector_copy.step_envs\n"
+            "ve.stepper = vector_copy.stepper\n"
             "env = ve.SpeednikVectorEnv(2, 'hillside')\n"
             "t0 = time.perf_counter(); env.reset(seed=0); env.step([2, 3])\n"
             "print(time.perf_counter() - t0)\n" % tmp)

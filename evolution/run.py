@@ -148,7 +148,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     try:
         # On a cluster the workers load the engine, not this process.
         if config.engine == "compiled" and config.scheduler is None:
-            _prepare_engine(args.quiet)
+            _prepare_engine(config, args.quiet)
         with ClusterLines(args.quiet):
             outcome = evolve(config, run_dir, resume=args.resume is not None,
                              report=make_reporter(args.quiet))
@@ -238,24 +238,31 @@ def _draw_fitness(run_dir: Path) -> None:
           f"{_python()} -m plots fitness {run_dir}")
 
 
-def _prepare_engine(quiet: bool) -> None:
-    """Compile the engine, or load it from its cache, saying so first: a
-    first compile takes tens of seconds and must not look like a hang. (A
-    signal meanwhile is held until it is ready: `signals_held`.)"""
-    from speednik.engine import FIRST_COMPILE, warm_up
+def _prepare_engine(config: EvolutionConfig, quiet: bool) -> None:
+    """Compile the engine for the run's observation and policy family, or
+    load them from the cache, saying so first: a first compile takes tens
+    of seconds and must not look like a hang. Then the time it took, and
+    whether that was a compile. (A signal meanwhile is held until it is
+    ready: `signals_held`.)"""
+    from evolution.strategies.registry import get_strategy
+    from speednik.engine import warm_up
 
+    learner = get_strategy(config.algorithm).learner
     if not quiet:
-        print(f"loading the compiled engine (the first use on a machine compiles "
-              f"it: {FIRST_COMPILE}) ...", end=" ", flush=True)
+        print(f"loading the compiled engine for the {config.observation} observation and "
+              f"{config.policy} policies (compiled on their first use on a machine, "
+              f"once) ...", end=" ", flush=True)
     t0 = time.perf_counter()
     try:
-        warm_up()
+        compiled = warm_up([config.observation], [config.policy], vector=learner)
     except KeyboardInterrupt:
         if not quiet:
             print(flush=True)
         raise
     if not quiet:
-        print(f"ready in {time.perf_counter() - t0:.1f} s", flush=True)
+        took = time.perf_counter() - t0
+        print(f"compiled in {took:.1f} s; later runs load it" if compiled
+              else f"ready in {took:.1f} s", flush=True)
 
 
 def numeric_differences(run_dir: Path) -> list[str]:

@@ -98,9 +98,9 @@ The info of every step holds the single environment's: frame, x, y,
 max_x, rings, deaths, goal_reached, each an array over the
 sub-environments with its `_key` mask.
 
-The first use compiles the kernel (`speednik.engine.vector`) and caches
-it beside the engine's sources, as the rest of the engine is
-(`FIRST_COMPILE`); later processes load it.
+The first use of an observation compiles the kernel for it
+(`speednik.engine.vector.stepper`) and caches it beside the engine's
+sources, as the rest of the engine is; later processes load it.
 """
 from __future__ import annotations
 
@@ -139,12 +139,11 @@ from speednik.engine.vector import (
     INFO_INT_KEYS,
     K_MAX_STEPS,
     K_MODE,
-    K_OBS_KIND,
     K_REPEAT,
     K_STALL,
     NUM_C,
     NUM_K,
-    step_envs,
+    stepper,
 )
 from speednik.env import MAX_LEVEL_SEED, check_levels, observation_space_for
 from speednik.observation import get_observation
@@ -254,9 +253,9 @@ class SpeednikVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
 
+        self._step_envs = stepper(kind)
         self._config = np.zeros(NUM_K, np.int64)
         self._config[K_MODE] = AUTORESET_CODES[mode]
-        self._config[K_OBS_KIND] = kind
         self._config[K_MAX_STEPS] = self.max_steps
         self._config[K_STALL] = NEVER if self.stall_frames is None else self.stall_frames
         self._config[K_REPEAT] = self.action_repeat
@@ -421,13 +420,15 @@ class SpeednikVectorEnv(VectorEnv):
 
     def _call(self, stepping: bool, actions: np.ndarray, mask: np.ndarray) -> None:
         if self.threads == 1:
-            bad = step_envs(self._lowered, self._start_f, self._start_s, self._ctrl,
-                            self._f, self._s, self._gone, self._flights, self._rstate,
-                            self._scratch, self._events, self._ids, self._weights,
-                            self._constant, self._config, stepping, actions, mask,
-                            self._obs, self._rewards, self._terminated, self._truncated,
-                            self._started, self._info_f, self._info_i, self._final_obs,
-                            self._final_info_f, self._final_info_i)
+            bad = self._step_envs(self._lowered, self._start_f, self._start_s, self._ctrl,
+                                  self._f, self._s, self._gone, self._flights,
+                                  self._rstate, self._scratch, self._events, self._ids,
+                                  self._weights, self._constant, self._config, stepping,
+                                  actions, mask,
+                                  self._obs, self._rewards, self._terminated,
+                                  self._truncated, self._started, self._info_f,
+                                  self._info_i, self._final_obs, self._final_info_f,
+                                  self._final_info_i)
         else:
             # Every action checked before any is played, as one call does.
             bad = ACTIONS_OK
@@ -459,8 +460,8 @@ class SpeednikVectorEnv(VectorEnv):
         for a, b, args in self._chunks:
             args[15], args[16], args[17] = stepping, actions[a:b], mask[a:b]
             calls.append(args)
-        waiting = [self._pool.submit(step_envs, *args) for args in calls[1:]]
-        step_envs(*calls[0])
+        waiting = [self._pool.submit(self._step_envs, *args) for args in calls[1:]]
+        self._step_envs(*calls[0])
         for future in waiting:
             future.result()
 

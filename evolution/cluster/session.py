@@ -140,7 +140,8 @@ class DaskSession:
 
     def _prepare_workers(self) -> None:
         try:
-            environments = self.client.run(prepare_worker)
+            environments = self.client.run(prepare_worker,
+                                           self.settings.get("observation", "basic"))
         except (ImportError, AttributeError) as exc:
             raise ClusterError(
                 f"a Dask worker of {self.address} cannot import this project "

@@ -137,14 +137,15 @@ def evaluate_chunk(genomes: np.ndarray, stages: Sequence[Any], settings: dict,
     return pack_results([r.to_dict() for r in results])
 
 
-def prepare_worker() -> dict:
-    """Load the compiled engine on a worker (compile it if its machine has
-    no cache yet), so the first generation is not slowed; the worker's
-    numeric environment, for the run to compare with its own."""
+def prepare_worker(observation: str | None = None) -> dict:
+    """Load the compiled engine for the run's observation (every policy
+    family) on a worker, compiling it if its machine has no cache of it
+    yet, so the first generation is not slowed; the worker's numeric
+    environment, for the run to compare with its own."""
     from evolution.numeric_env import numeric_environment
     from speednik.engine import warm_up
 
-    warm_up()
+    warm_up(None if observation is None else [observation])
     return numeric_environment()
 
 

@@ -26,7 +26,7 @@ from speednik.engine.episode import (
     R_RINGS,
     R_SIM_FRAME,
     R_TOTAL,
-    run_batch,
+    batch_runner,
 )
 from speednik.engine.layout import DONE_NAMES, NUM_F, NUM_S
 from speednik.engine.lowering import compiled_stage, death_cause_name, state_arrays
@@ -181,10 +181,11 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
                 # in equal slices, so no thread waits on another's long tail.
                 chunk = numba.set_parallel_chunksize(1)
                 try:
+                    run_batch = batch_runner(obs_kind, POLICY_KINDS.index(policy))
                     run_batch(lowered, initial_f, initial_s, episode_stage,
-                              episode_params, params, POLICY_KINDS.index(policy),
-                              obs_kind, obs_size, ids, weights, constant, int(max_steps),
-                              stall, int(action_repeat), out_f, out_i, out_sums)
+                              episode_params, params, obs_size, ids, weights, constant,
+                              int(max_steps), stall, int(action_repeat), out_f, out_i,
+                              out_sums)
                 finally:
                     numba.set_parallel_chunksize(chunk)
                     numba.set_num_threads(previous)
@@ -228,22 +229,57 @@ def _check_rows(params: np.ndarray, policy: str, obs_size: int, observation: str
                              f"{observation!r} observation: {found}")
 
 
-def warm_up() -> None:
-    """Compile (or load from the cache) everything a batch runs, on a
-    tiny stage, so the first real batch pays nothing."""
+def warm_up(observations: Sequence[str] | None = None,
+            policies: Sequence[str] | None = None, *, vector: bool = False) -> bool:
+    """Compile (or load from the cache) what a batch of these
+    observations and policy families runs (None: every one), on a tiny
+    stage, so the first real batch pays nothing; with `vector`, also the
+    kernel of the vector environment (`speednik.vector_env`) for those
+    observations. Each is compiled on its own: a run that uses one
+    compiles one. Whether anything had to be compiled (not found in the
+    cache)."""
     from speednik.stages import load_stage
 
     stage = load_stage("hillside")
-    for observation in OBSERVATION_KINDS:
-        n = OBS_SIZES[OBSERVATION_KINDS.index(observation)]
-        run_policy_batch([stage], [0], [0], np.zeros((1, linear_size(n))),
-                         observation=observation, max_steps=2, threads=1)
-        run_policy_batch([stage], [0], [0], np.zeros((1, mlp_size(n, 2))), policy="mlp",
-                         hidden=2, observation=observation, max_steps=2, threads=1)
-        network = np.zeros((1, encoded_size(0, NUM_ACTIONS, 0)))
-        network[0, :2] = n, NUM_ACTIONS
-        run_policy_batch([stage], [0], [0], network, policy="neat",
-                         observation=observation, max_steps=2, threads=1)
-        program = gp_program.encode(n, [(gp_program.OP_ACTION, 0)])
-        run_policy_batch([stage], [0], [0], program[None, :], policy="gp",
-                         observation=observation, max_steps=2, threads=1)
+    compiled = False
+    names = OBSERVATION_KINDS if observations is None else observations
+    for observation in names:
+        kind = OBSERVATION_KINDS.index(observation)
+        for policy in POLICY_KINDS if policies is None else policies:
+            genome = _smallest_genome(policy, OBS_SIZES[kind])
+            run_policy_batch([stage], [0], [0], genome[None, :], policy=policy,
+                             hidden=2 if policy == "mlp" else None,
+                             observation=observation, max_steps=2, threads=1)
+            compiled |= _compiled_any(batch_runner(kind, POLICY_KINDS.index(policy)))
+        if vector:
+            from speednik.engine.vector import stepper
+            from speednik.vector_env import SpeednikVectorEnv
+
+            env = SpeednikVectorEnv(1, stage, observation=observation, max_steps=2)
+            env.reset(seed=0)
+            env.step(np.zeros(1, np.int64))
+            compiled |= _compiled_any(stepper(kind))
+    return compiled
+
+
+def _compiled_any(dispatcher) -> bool:
+    """Whether this process compiled the dispatcher's code rather than
+    loading it from the cache."""
+    return sum(dispatcher.stats.cache_misses.values()) > 0
+
+
+def _smallest_genome(policy: str, n: int) -> np.ndarray:
+    """A genome of family `policy` over n inputs (all zeros, or the
+    smallest whole network or program)."""
+    if policy == "linear":
+        return np.zeros(linear_size(n))
+    if policy == "mlp":
+        return np.zeros(mlp_size(n, 2))
+    if policy == "neat":
+        network = np.zeros(encoded_size(0, NUM_ACTIONS, 0))
+        network[:2] = n, NUM_ACTIONS
+        return network
+    if policy == "gp":
+        return gp_program.encode(n, [(gp_program.OP_ACTION, 0)])
+    raise ValueError(f"unknown policy {policy!r}: accepted are "
+                     f"{', '.join(map(repr, POLICY_KINDS))}")

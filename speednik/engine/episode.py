@@ -9,6 +9,8 @@ death, a stall or `max_steps`, checked in the runner's order.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit, prange
 
@@ -35,8 +37,9 @@ from speednik.engine.layout import (
 )
 from speednik.engine.buttons import BUTTON_DOWN, BUTTON_JUMP, BUTTON_LEFT, BUTTON_RIGHT
 from speednik.engine.lowering import I_NUM_CHECKPOINTS, I_NUM_ENEMIES, I_NUM_RINGS, I_WIDTH
-from speednik.engine.observation import OBS_WIDEST, flight_scratch, observe
-from speednik.engine.policy import act
+from speednik.engine.observation import (OBS_WIDEST, OBSERVATION_KINDS, flight_scratch, observe,
+                                         observer)
+from speednik.engine.policy import POLICY_KINDS, act, actor
 from speednik.engine.reward import R_SUMS, reward_reset, reward_step
 from speednik.engine.simulation import sim_step
 
@@ -128,18 +131,33 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
         out_sums[k] = rstate[R_SUMS + k]
 
 
-@njit(cache=True, parallel=True)
-def run_batch(stages, initial_f, initial_s, episode_stage, episode_params, params,
-              policy, obs_kind, obs_size, reward_ids, reward_weights,
-              reward_constant, max_steps, stall_frames, repeat,
-              out_f, out_i, out_sums):
-    """Episode e plays stage `episode_stage[e]` (an index into `stages`
-    and the initial state rows) with parameter row `episode_params[e]`.
-    Episodes are independent, so threads may take them in any order."""
-    for e in prange(len(episode_stage)):
-        k = episode_stage[e]
-        run_episode(stages[k], initial_f[k], initial_s[k], policy,
-                    params[episode_params[e]], obs_kind, obs_size,
-                    reward_ids, reward_weights, reward_constant,
-                    max_steps, stall_frames, repeat,
-                    out_f[e], out_i[e], out_sums[e])
+@lru_cache(maxsize=None)
+def batch_runner(obs_kind: int, policy: int):
+    """`run_batch` compiled for one observation and one policy family: the
+    only ones whose code it compiles (their kinds are constants of its
+    closure, which `run_episode`, `observe` and `act` are specialised on).
+
+    `batch_runner(obs_kind, policy)(stages, initial_f, initial_s,
+    episode_stage, episode_params, params, obs_size, reward_ids,
+    reward_weights, reward_constant, max_steps, stall_frames, repeat,
+    out_f, out_i, out_sums)`: episode e plays stage `episode_stage[e]` (an
+    index into `stages` and the initial state rows) with parameter row
+    `episode_params[e]`. Episodes are independent, so threads may take
+    them in any order."""
+    observer(obs_kind)
+    actor(policy)
+
+    def run_batch(stages, initial_f, initial_s, episode_stage, episode_params, params,
+                  obs_size, reward_ids, reward_weights, reward_constant, max_steps,
+                  stall_frames, repeat, out_f, out_i, out_sums):
+        for e in prange(len(episode_stage)):
+            k = episode_stage[e]
+            run_episode(stages[k], initial_f[k], initial_s[k], policy,
+                        params[episode_params[e]], obs_kind, obs_size,
+                        reward_ids, reward_weights, reward_constant,
+                        max_steps, stall_frames, repeat,
+                        out_f[e], out_i[e], out_sums[e])
+
+    # Its own name, so its machine code has cache files of its own.
+    run_batch.__qualname__ = f"run_batch_{OBSERVATION_KINDS[obs_kind]}_{POLICY_KINDS[policy]}"
+    return njit(cache=True, parallel=True)(run_batch)

@@ -17,6 +17,13 @@ version of the game's sources: when any Python file of the `speednik`
 package (or Numba) differs from what the cache was built from, the cache
 is cleared before anything loads from it.
 
+What is compiled is what is used: an observation, a policy family and
+the batch or vector kernels that call them are compiled once per kind
+(`observation.observer`, `policy.actor`, `episode.batch_runner`,
+`vector.stepper`), each a closure whose kind is a constant, so Numba
+drops the branches of other kinds before typing, and each cached under a
+name of its own.
+
 A call from one compiled function to another stays a call: every array
 argument travels as seven words, and the caller checks a status after
 it. The small functions that a flight frame or a probe calls many times

@@ -13,9 +13,11 @@ moved down the same way."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from numba import errors, njit, types
+from numba.extending import overload
 
 from speednik.engine.jit import frame_jit, leaf_jit
 from speednik.engine.layout import (
@@ -218,37 +220,92 @@ def basic_values(st, f, s, out):
     out[TIME] = s[S_FRAME] * _INV_TIME
 
 
-@frame_jit
 def observe(kind, st, f, s, gone, out, flights):
-    """The observation `kind` into out[:its size] (out holds OBS_WIDEST
-    values); flights is the episode's `flight_scratch` ("landing" plays
-    flights on it)."""
-    basic_values(st, f, s, out)
-    if kind != OBS_BASIC:
-        terrain_probes(st, f, s, gone, out)
-    if kind >= OBS_HAZARDS:
-        hazards_ahead(st, f, s, gone, out)
-    if kind >= OBS_STALL:
-        clock = s[S_WITHOUT_GAIN] * _INV_STALL
-        out[STALLED_FOR] = 1.0 if clock > 1.0 else clock
-    if kind >= OBS_LOOKAHEAD:
-        lookahead_probes(st, f, s, out)
-    if kind >= OBS_PITS:
-        pit_probes(st, f, s, out)
-        out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
-        out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
-    if kind >= OBS_LANDING:
-        rule = (RULE_STAND if kind == OBS_STAND
-                else RULE_ONWARD if kind == OBS_ONWARD or kind == OBS_STRIDE or kind == OBS_REACH
-                else RULE_FOOTING if kind == OBS_FOOTING or kind == OBS_LOCAL
-                else RULE_LANDING)
-        landing_values(st, f, s, out, flights, kind == OBS_ROOM, rule,
-                       STRIDE if kind >= OBS_STRIDE else LATER, kind >= OBS_REACH)
-    if kind >= OBS_LOCAL:
-        # Each kept value moves to an index at or below its own, in order,
-        # so no value is overwritten before it has moved.
-        for i in range(len(_LOCAL_KEPT)):
-            out[i] = out[_LOCAL_KEPT[i]]
+    """The observation `kind` (an index of OBSERVATION_KINDS) into
+    out[:its size] (out holds OBS_WIDEST values); flights is the episode's
+    `flight_scratch` ("landing" plays flights on it).
+
+    Called from Python it runs `observer(kind)`. Called from compiled
+    code, `kind` must be a compile-time constant (a closure's integer, or
+    an argument that carries one): the call compiles to a call of
+    `observer(kind)` alone, so a run compiles only the observation it
+    uses."""
+    observer(kind)(st, f, s, gone, out, flights)
+
+
+@overload(observe, prefer_literal=True)
+def _observe_compiled(kind, st, f, s, gone, out, flights):
+    if not isinstance(kind, types.IntegerLiteral):
+        raise errors.TypingError(
+            f"observe's kind must be a compile-time constant, got {kind}")
+    observe_kind = observer(kind.literal_value)
+
+    def observe_impl(kind, st, f, s, gone, out, flights):
+        observe_kind(st, f, s, gone, out, flights)
+    return observe_impl
+
+
+# How each kind observes (indexed by kind): arrays, so that what
+# `landing_values` is passed is a number, not a constant its compiled code
+# would be specialised on once per kind.
+_FLIGHT_RULE = np.array([
+    RULE_STAND if k == OBS_STAND
+    else RULE_ONWARD if k in (OBS_ONWARD, OBS_STRIDE, OBS_REACH)
+    else RULE_FOOTING if k in (OBS_FOOTING, OBS_LOCAL)
+    else RULE_LANDING for k in range(len(OBSERVATION_KINDS))], np.int64)
+_WITH_ROOM = np.array([k == OBS_ROOM for k in range(len(OBSERVATION_KINDS))])
+_LATER_FRAMES = np.array([STRIDE if k >= OBS_STRIDE else LATER
+                          for k in range(len(OBSERVATION_KINDS))], np.int64)
+_FAST_FLIGHTS = np.array([k >= OBS_REACH for k in range(len(OBSERVATION_KINDS))])
+
+
+@lru_cache(maxsize=None)
+def observer(kind: int):
+    """The compiled function writing observation `kind` alone:
+    `observer(kind)(st, f, s, gone, out, flights)`. Each observation
+    extends the one before it; the parts a kind lacks are not compiled
+    for it (its flags are closure constants, so Numba drops their branches
+    before typing), and its machine code is cached on its own."""
+    if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)) \
+            or not 0 <= kind < len(OBSERVATION_KINDS):
+        raise ValueError(f"no compiled observation of kind {kind!r}: kinds are "
+                         f"0 to {len(OBSERVATION_KINDS) - 1} ({', '.join(OBSERVATION_KINDS)})")
+    kind = int(kind)
+    terrain = kind != OBS_BASIC
+    hazards = kind >= OBS_HAZARDS
+    stall = kind >= OBS_STALL
+    lookahead = kind >= OBS_LOOKAHEAD
+    pits = kind >= OBS_PITS
+    landing = kind >= OBS_LANDING
+    local = kind >= OBS_LOCAL
+
+    def observe_kind(st, f, s, gone, out, flights):
+        basic_values(st, f, s, out)
+        if terrain:
+            terrain_probes(st, f, s, gone, out)
+        if hazards:
+            hazards_ahead(st, f, s, gone, out)
+        if stall:
+            clock = s[S_WITHOUT_GAIN] * _INV_STALL
+            out[STALLED_FOR] = 1.0 if clock > 1.0 else clock
+        if lookahead:
+            lookahead_probes(st, f, s, out)
+        if pits:
+            pit_probes(st, f, s, out)
+            out[JUMP_HELD] = 1.0 if s[S_JUMP_HELD] else 0.0
+            out[JUMP_READY] = 1.0 if s[S_ON_GROUND] and not s[S_JUMP_HELD] else 0.0
+        if landing:
+            landing_values(st, f, s, out, flights, _WITH_ROOM[kind], _FLIGHT_RULE[kind],
+                           _LATER_FRAMES[kind], _FAST_FLIGHTS[kind])
+        if local:
+            # Each kept value moves to an index at or below its own, in
+            # order, so no value is overwritten before it has moved.
+            for i in range(len(_LOCAL_KEPT)):
+                out[i] = out[_LOCAL_KEPT[i]]
+
+    # Its own name, so its machine code has cache files of its own.
+    observe_kind.__qualname__ = f"observe_{OBSERVATION_KINDS[kind]}"
+    return frame_jit(observe_kind)
 
 
 # -- terrain probes -----------------------------------------------------------

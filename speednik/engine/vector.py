@@ -23,6 +23,8 @@ step disjoint slices of the batch on threads of its own.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -42,7 +44,7 @@ from speednik.engine.layout import (
     S_WITHOUT_GAIN,
 )
 from speednik.engine.lowering import I_WIDTH
-from speednik.engine.observation import observe
+from speednik.engine.observation import OBSERVATION_KINDS, observe, observer
 from speednik.engine.reward import R_SUMS, reward_reset, reward_step
 from speednik.engine.simulation import sim_step
 
@@ -56,11 +58,10 @@ NUM_C = 5
 
 # The entries of `config`.
 K_MODE = 0       # AUTORESET_*
-K_OBS_KIND = 1   # an index of observation.OBSERVATION_KINDS
-K_MAX_STEPS = 2
-K_STALL = 3      # frames without a new best x that truncate (huge: never)
-K_REPEAT = 4     # frames a decision is held for
-NUM_K = 5
+K_MAX_STEPS = 1
+K_STALL = 2      # frames without a new best x that truncate (huge: never)
+K_REPEAT = 3     # frames a decision is held for
+NUM_K = 4
 
 # Autoreset modes (gymnasium.vector.AutoresetMode).
 AUTORESET_NEXT_STEP = 0
@@ -113,12 +114,36 @@ def _observe(i, stages, ctrl, f, s, gone, flights, obs_kind, scratch, obs, info_
     info_i[i, 3] = si[S_GOAL_REACHED]
 
 
+@lru_cache(maxsize=None)
+def stepper(obs_kind: int):
+    """`step_envs` for observation `obs_kind` (an index of
+    `observation.OBSERVATION_KINDS`), compiled for it alone:
+    `stepper(obs_kind)(stages, start_f, ..., final_info_i)` takes
+    `step_envs`'s arguments after the kind."""
+    observer(obs_kind)
+
+    def step(stages, start_f, start_s, ctrl, f, s, gone, flights, rstate, scratch, events,
+             reward_ids, reward_weights, reward_constant, config, stepping, actions,
+             reset_mask, obs, rewards, terminated, truncated, started, info_f, info_i,
+             final_obs, final_info_f, final_info_i):
+        return step_envs(obs_kind, stages, start_f, start_s, ctrl, f, s, gone, flights,
+                         rstate, scratch, events, reward_ids, reward_weights,
+                         reward_constant, config, stepping, actions, reset_mask, obs,
+                         rewards, terminated, truncated, started, info_f, info_i,
+                         final_obs, final_info_f, final_info_i)
+
+    # Its own name, so its machine code has cache files of its own.
+    step.__qualname__ = f"step_envs_{OBSERVATION_KINDS[obs_kind]}"
+    return njit(cache=True, nogil=True)(step)
+
+
 @njit(cache=True, nogil=True)
-def step_envs(stages, start_f, start_s, ctrl, f, s, gone, flights, rstate, scratch, events,
+def step_envs(obs_kind, stages, start_f, start_s, ctrl, f, s, gone, flights, rstate, scratch, events,
               reward_ids, reward_weights, reward_constant, config, stepping, actions,
               reset_mask, obs, rewards, terminated, truncated, started, info_f, info_i,
               final_obs, final_info_f, final_info_i):
-    """One call for the whole batch.
+    """One call for the whole batch (`obs_kind` a compile-time constant:
+    called through `stepper`).
 
     Environments with `reset_mask` set start the episode of their drawn
     slot (`C_NEXT`); so does, in next-step mode, one whose episode ended
@@ -134,7 +159,6 @@ def step_envs(stages, start_f, start_s, ctrl, f, s, gone, flights, rstate, scrat
             if actions[i] < 0 or actions[i] >= NUM_ACTIONS:
                 return i
     mode = config[K_MODE]
-    obs_kind = config[K_OBS_KIND]
     max_steps = config[K_MAX_STEPS]
     stall_frames = config[K_STALL]
     repeat = config[K_REPEAT]
