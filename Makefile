@@ -25,15 +25,17 @@ run: $(BASE)
 # One process per core, each taking whole test files, so that the clusters
 # and runs a file shares between its tests are made once. Every behaviour is
 # proved here once (one stage, one seed of each sweep); the rest of the
-# sweeps, marked broad, run in test-broad.
+# sweeps (marked broad) and the slow end-to-end proofs (marked slow: a
+# browser, a cluster's failures, processes racing, learning curves) run in
+# test-broad.
 test: $(STAMP)
-	$(PY) -m pytest -q -m "not broad" --numprocesses auto --dist loadfile
+	$(PY) -m pytest -q -m "not broad and not slow" --numprocesses auto --dist loadfile
 
 # The sweeps: every stage, seed, loop size and setting beyond the first,
-# long random play. A few files hold most of them, so they are spread
-# test by test.
+# long random play; and the slow end-to-end proofs. A few files hold most
+# of them, so they are spread test by test.
 test-broad: $(STAMP)
-	$(PY) -m pytest -q -m broad --numprocesses auto --dist load
+	$(PY) -m pytest -q -m "broad or slow" --numprocesses auto --dist load
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -27,6 +27,12 @@ def pytest_configure(config):
         "broad: the rest of a sweep (every stage, seed, size or setting beyond the "
         "first, long random play) whose first instance runs in `make test`; "
         "`make test-broad` runs these")
+    config.addinivalue_line(
+        "markers",
+        "slow: an end-to-end proof of seconds to minutes (a browser, a Dask "
+        "cluster's failures, several processes at once, a learning curve) of a "
+        "behaviour whose parts `make test` proves in process; `make test-broad` "
+        "runs these with the sweeps")
 
 
 @pytest.fixture(autouse=True)

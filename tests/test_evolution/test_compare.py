@@ -16,6 +16,7 @@ import pytest
 
 from evolution import compare
 from evolution.cli.settings_file import write_settings
+from sweeps import sweep
 
 TASK = ["--stage", "hillside", "--test-stage", "gen:easy:100-101", "skybridge", "--population", "6",
         "--max-steps", "400", "--workers", "1"]
@@ -165,7 +166,7 @@ def test_tuned_settings_reach_their_method_s_runs(tmp_path, capsys):
     assert "holds settings of openai-es, which is not among --methods ga" in line
 
 
-@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("signum, status", sweep([(signal.SIGTERM, 143), (signal.SIGINT, 130)]))
 def test_a_signal_stops_the_runs_which_the_next_comparison_resumes(tmp_path, signum, status):
     out = tmp_path / "o"
     line = [sys.executable, "-m", "evolution.compare", "--methods", "ga", "--seeds", "0",

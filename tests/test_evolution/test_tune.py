@@ -65,6 +65,7 @@ def test_a_stopped_tuning_goes_on_to_the_same_trials(straight, tmp_path):
     assert done.returncode == 0 and done.stdout.startswith("best settings")
 
 
+@pytest.mark.slow
 def test_a_killed_tuning_resumes_from_its_study_file(tmp_path):
     out = tmp_path / "killed"
     line = [sys.executable, "-m", "evolution.tune", "--method", "cmaes", "--trials", "3",

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from commands import call
 from evolution import tune as tune_module
 from evolution.tune_storage import StudyLock
@@ -23,6 +25,7 @@ def trials_of(out: Path) -> list:
     return study.get_trials()
 
 
+@pytest.mark.slow
 def test_processes_started_together_share_one_study_and_play_exactly_n_trials(tmp_path):
     out = tmp_path / "shared"
     line = [sys.executable, "-m", "evolution.tune", "--method", "openai-es", "--trials",

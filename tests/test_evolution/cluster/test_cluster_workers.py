@@ -70,6 +70,7 @@ def by_value():
     cloudpickle.unregister_pickle_by_value(module)
 
 
+@pytest.mark.slow
 def test_workers_dying_in_every_generation_stop_the_run_at_the_limit(
         tmp_path, monkeypatch, by_value):
     """Each generation loses one worker and completes on its replacement;
@@ -114,6 +115,7 @@ def test_a_cluster_without_workers_says_so_every_so_often(monkeypatch):
     assert len(outcome) == 1 and isinstance(outcome[0], Stopped)
 
 
+@pytest.mark.slow
 def test_the_run_says_how_many_workers_it_connected_to(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "evolution.run", "--scheduler", "local", "--workers", "2",

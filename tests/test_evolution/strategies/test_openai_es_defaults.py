@@ -3,6 +3,7 @@ must move, and move differently with the seed, within a small budget."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from evolution.config import EvolutionConfig
 from evolution.loop.evaluate import GenomeEvaluator
@@ -20,6 +21,7 @@ def default_run(seed: int, **changes) -> EvolutionConfig:
     return EvolutionConfig(**settings)
 
 
+@pytest.mark.slow
 def test_the_default_mean_moves_and_improves_at_a_small_budget(tmp_path):
     config = default_run(0)
     # No settings typed: the registry's defaults.

@@ -59,6 +59,7 @@ def test_sb3s_deterministic_action_is_the_compiled_engines_on_played_observation
     assert len(seen) > 1
 
 
+@pytest.mark.slow
 def test_a_short_run_on_hillside_learns_to_beat_the_untrained_policy(tmp_path):
     config = EvolutionConfig(algorithm="ppo", stages=("hillside",), population=32,
                              generations=26, seed=0, workers=1, action_repeat=4,

@@ -11,6 +11,7 @@ import pytest
 from evolution.config import EvolutionConfig
 from evolution.loop.evolve import evolve
 from evolution.strategies.registry import STRATEGIES
+from sweeps import sweep
 
 
 def rows(run_dir):
@@ -18,7 +19,7 @@ def rows(run_dir):
         return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(f)]
 
 
-@pytest.mark.parametrize("algorithm", sorted(STRATEGIES))
+@pytest.mark.parametrize("algorithm", sweep(sorted(STRATEGIES)))
 def test_the_same_run_with_one_or_two_workers_and_on_a_cluster(algorithm, tmp_path):
     if STRATEGIES[algorithm].missing():
         pytest.fail(STRATEGIES[algorithm].missing())
