@@ -13,12 +13,15 @@ DEAP writes it:
 
     if_then_else(gt(pit_ahead, 0.19), right_jump, right)
 
-DEAP does the search with its own operators: `genHalfAndHalf` for the
-first trees, `cxOnePoint` crossover, `mutUniform` (a subtree replaced by
-a new one) and point mutations (`mutNodeReplacement`, `mutEphemeral`),
-each kept within `gp_max_height` by `gp.staticLimit`, and the double
-tournament `tools.selDoubleTournament` (fitness, then the smaller of two
-with probability gp_parsimony_size / 2) against bloat; the elite of the
+DEAP does most of the search with its own operators: `genHalfAndHalf`
+for the first trees, `mutUniform` (a subtree replaced by a new one) and
+point mutations (`mutNodeReplacement`, `mutEphemeral`); the crossover is
+this module's one-point crossover of typed trees (`one_point_crossover`;
+DEAP's `cxOnePoint` draws the type to swap in an order that changes from
+one process to the next). Crossover and mutations are each kept within
+`gp_max_height` by `gp.staticLimit`, and the double tournament
+`tools.selDoubleTournament` (fitness, then the smaller of two with
+probability gp_parsimony_size / 2) works against bloat; the elite of the
 run's hall of fame comes back unchanged.
 
 The genome the run holds is the tree lowered to a `gp` policy row
@@ -158,13 +161,49 @@ def build_toolbox(config: SearchSettings, pset: gp.PrimitiveSetTyped) -> base.To
                 max_=int(o["gp_init_max"]))
     tb.register("select", tools.selDoubleTournament, fitness_size=int(o["gp_tournament"]),
                 parsimony_size=float(o["gp_parsimony_size"]), fitness_first=True)
-    tb.register("mate", gp.cxOnePoint)
+    tb.register("mate", one_point_crossover)
     tb.register("expr_mut", gp.genFull, min_=0, max_=2)
     tb.register("mutate", gp.mutUniform, expr=tb.expr_mut, pset=pset)
     tb.register("point", point_mutation, pset=pset)
     for name in ("mate", "mutate", "point"):
         tb.decorate(name, limit)
     return tb
+
+
+def type_key(type_: type) -> tuple[str, str]:
+    """The order in which the crossover lists the types of nodes: by name
+    (`Action`, `bool`, `float`), the same in every process."""
+    return type_.__name__, type_.__module__
+
+
+def one_point_crossover(first: gp.PrimitiveTree, second: gp.PrimitiveTree):
+    """Two typed trees swap one subtree each, in place, both of one type:
+    a type of which both trees have a node below the root is drawn (the
+    types listed by `type_key`), then one such node in each tree, and the
+    subtrees rooted there are exchanged. A tree of one node, or two trees
+    sharing no type below their roots, are left as they are. The roots
+    are never swapped, so a child's root keeps its parent's type.
+
+    What DEAP's `gp.cxOnePoint` does, but with the types in a fixed order:
+    it draws the type from a set of classes, ordered by their hashes (their
+    addresses in memory), which differ from one process to the next, so the
+    same seed gave different runs."""
+    if len(first) < 2 or len(second) < 2:
+        return first, second
+    below_root = []
+    for tree in (first, second):
+        where: dict[type, list[int]] = {}
+        for index in range(1, len(tree)):
+            where.setdefault(tree[index].ret, []).append(index)
+        below_root.append(where)
+    shared = sorted((t for t in below_root[0] if t in below_root[1]), key=type_key)
+    if not shared:
+        return first, second
+    type_ = random.choice(shared)
+    one = first.searchSubtree(random.choice(below_root[0][type_]))
+    two = second.searchSubtree(random.choice(below_root[1][type_]))
+    first[one], second[two] = second[two], first[one]
+    return first, second
 
 
 def point_mutation(tree, pset):
