@@ -22,16 +22,14 @@ the three built-in stages, none of which the run trains or chooses on,
 and after the run on 200 more medium and hard stages and 50 expert ones,
 a harder difficulty than it trained on.
 
-Each run is `python -m evolution.run` in a process of its own with
-PYTHONHASHSEED fixed (`HASH_SEED`), so that the printed command plays it
-again. `--seed` and `--out` (keep the run's directory) change the run; the
+Each run is `python -m evolution.run` in a process of its own, as the
+printed command runs it again, with the same result. `--seed` and `--out` (keep the run's directory) change the run; the
 wall time printed is the run's and the replays'. Nothing is asserted;
 `smallest` exits with 1 when no program it kept finishes hillside.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import subprocess
 import sys
@@ -173,31 +171,20 @@ def population_and_hall_of_fame(run_dir: Path) -> list[np.ndarray]:
     return [g for g, _ in ckpt.population] + [g for g, _ in ckpt.hall_of_fame]
 
 
-# The runs go in a process of their own with Python's hash seed fixed:
-# DEAP's one-point crossover (`gp.cxOnePoint`) draws the type of the
-# subtrees it swaps from a set of types, whose order follows where the
-# classes lie in memory, which the hash seed moves; without it the same
-# seed gives one run or another from one process to the next.
-HASH_SEED = "0"
-
-
 def run_gp(args: list[str], seed: int, out: Path) -> float:
     """Run `python -m evolution.run ARGS --seed SEED --out OUT` (from the
-    repository's root, PYTHONHASHSEED=HASH_SEED, its summary silenced);
-    its wall time."""
+    repository's root, its summary silenced); its wall time."""
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "evolution.run", *args, "--seed", str(seed),
                            "--out", str(out.resolve()), "--quiet", "--no-plots"],
-                          cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": HASH_SEED},
-                          stdout=subprocess.DEVNULL)
+                          cwd=ROOT, stdout=subprocess.DEVNULL)
     if done.returncode != 0:
         raise SystemExit(done.returncode)
     return time.perf_counter() - t0
 
 
 def command(args: list[str], seed: int) -> str:
-    return (f"PYTHONHASHSEED={HASH_SEED} "
-            + shlex.join(["python", "-m", "evolution.run", *args, "--seed", str(seed)]))
+    return shlex.join(["python", "-m", "evolution.run", *args, "--seed", str(seed)])
 
 
 def describe(genome: np.ndarray, names) -> list[str]:
