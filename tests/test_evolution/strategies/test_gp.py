@@ -5,8 +5,13 @@ evolved as a search strategy whose runs are exact whether repeated,
 resumed or spread over workers."""
 from __future__ import annotations
 
+import csv
 import json
+import os
 import random
+import subprocess
+import sys
+from itertools import permutations
 
 import numpy as np
 import pytest
@@ -16,7 +21,9 @@ from evolution.config import ConfigError, EvolutionConfig
 from evolution.loop.checkpoint import load_checkpoint
 from evolution.loop.evolve import evolve
 from evolution.loop.method_file import read_method_file
-from evolution.strategies.gp_strategy import GeneticProgramming, Lowering
+from evolution.strategies.gp_strategy import (Action, GeneticProgramming, Lowering,
+                                              one_point_crossover)
+from paths import REPO_ROOT
 from runners import EpisodeRunner, RunnerConfig, run_episodes
 from runners.agent import BaseAgent
 from runners.genome_file import load_genome_file
@@ -354,6 +361,98 @@ def test_the_strategy_keeps_trees_within_the_height_limit_and_elite_unchanged():
         assert [g.tobytes() for g in population[:2]] == [g.tobytes() for g in hof[:2]]
         assert max(gp_program.sizes(g)[1] for g in population) <= 5
         assert all(gp_program.problem(g, 12) is None for g in population)
+
+
+def swaps(first, second):
+    """Every pair of trees that swapping one subtree of `first` for one of
+    the same type in `second`, both below the roots, makes (as texts)."""
+    out = set()
+    for i in range(1, len(first)):
+        for j in range(1, len(second)):
+            if first[i].ret is not second[j].ret:
+                continue
+            one, two = first.searchSubtree(i), second.searchSubtree(j)
+            a, b = gp.PrimitiveTree(first), gp.PrimitiveTree(second)
+            a[one], b[two] = second[two], first[one]
+            out.add((str(a), str(b)))
+    return out
+
+
+def test_the_crossover_swaps_two_subtrees_of_one_type_below_the_roots():
+    lowering, trees = random_trees("basic", 7, 80, 1, 4)
+    n = get_observation("basic").size
+    leaf = gp.PrimitiveTree([lowering.pset.mapping["right"]])
+    random.seed(3)
+    swapped = 0
+    for a, b in [*zip(trees[::2], trees[1::2]), (leaf, trees[0]), (trees[1], leaf)]:
+        children = one_point_crossover(gp.PrimitiveTree(a), gp.PrimitiveTree(b))
+        texts = tuple(str(c) for c in children)
+        for child in children:
+            assert child.root.ret is Action
+            assert gp_program.problem(lowering.lower(child), n) is None
+        possible = swaps(a, b)
+        if possible:
+            assert texts in possible
+            swapped += texts != (str(a), str(b))
+        else:       # a single leaf, or no type below both roots
+            assert texts == (str(a), str(b))
+    assert swapped >= 30
+
+
+def test_the_crossover_draws_the_type_in_name_order_whatever_order_the_trees_hold(
+        monkeypatch):
+    lowering = Lowering(get_observation("basic").feature_names)
+    texts = ["if_then_else(lt(x_vel, 0.5), right, jump)",
+             "if_then_else(not_(True), if_then_else(gt(add(x_vel, 1.0), y_vel), left, noop), "
+             "down)",
+             "if_then_else(and_(gt(y_vel, x_vel), False), noop, if_then_else(True, down, "
+             "left))"]
+    offered = []
+
+    def first_offered(seq):
+        offered.append(list(seq))
+        return seq[0]
+
+    monkeypatch.setattr(random, "choice", first_offered)
+    for one, two in permutations(texts, 2):
+        offered.clear()
+        children = one_point_crossover(gp.PrimitiveTree.from_string(one, lowering.pset),
+                                       gp.PrimitiveTree.from_string(two, lowering.pset))
+        # Every pair shares the three types below its roots.
+        assert offered[0] == [Action, bool, float]
+        assert len(offered) == 3 and all(len(children[k]) > 1 for k in (0, 1))
+    # The first of each: the first action below each root swapped.
+    children = one_point_crossover(*(gp.PrimitiveTree.from_string(t, lowering.pset)
+                                     for t in texts[:2]))
+    assert [str(c) for c in children] == [
+        "if_then_else(lt(x_vel, 0.5), if_then_else(gt(add(x_vel, 1.0), y_vel), left, noop), "
+        "jump)",
+        "if_then_else(not_(True), right, down)"]
+
+
+def test_a_run_is_its_seed_in_every_process(tmp_path):
+    # Python's hash seed moves where the classes of the node types lie in
+    # memory, hence the order of a set of them: a crossover drawing the
+    # type from such a set made this run differ between these two.
+    argv = [sys.executable, "-m", "evolution.run", "--algorithm", "gp", "--stage", "hillside",
+            "--population", "16", "--generations", "4", "--max-steps", "600", "--workers",
+            "1", "--seed", "3", "--quiet", "--no-plots"]
+    runs = {seed: subprocess.Popen([*argv, "--out", str(tmp_path / seed)], cwd=REPO_ROOT,
+                                   env={**os.environ, "PYTHONHASHSEED": seed},
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   text=True)
+            for seed in ("0", "1")}
+    for proc in runs.values():
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+    logs = []
+    for seed in runs:
+        with open(tmp_path / seed / "logbook.csv", newline="") as f:
+            logs.append(without_time(list(csv.DictReader(f))))
+    assert len(logs[0]) == 5 and logs[0] == logs[1]
+    assert (tmp_path / "0" / "best.json").read_bytes() == \
+        (tmp_path / "1" / "best.json").read_bytes()
+    assert read_method_file(tmp_path / "0") == read_method_file(tmp_path / "1")
 
 
 def test_gp_improves_on_hillside(tmp_path):
