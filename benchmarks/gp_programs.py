@@ -56,10 +56,11 @@ from speednik.stages import expand_stages  # noqa: E402
 # smaller of two tournament winners always kept (--gp-parsimony-size 2),
 # and the whole last population kept in the hall of fame, among which the
 # finishing programs are looked for. Tried on hillside, seeds 1 to 6:
-# with a height limit of 2 (only `if_then_else` of one comparison of two
-# leaves fits, 6 nodes) seed 4 kept no finishing program and seed 5 only
-# a 9-node one: the search has no smaller steps to climb by; with 3,
-# every seed kept a 6-node one, the fewest possible.
+# with a height limit of 2 (a program reading the observation is then
+# `if_then_else` of one comparison of two leaves, 6 nodes once folded)
+# seeds 4 and 5 kept no finishing program and seed 3 only a 9-node one:
+# the search has no smaller steps to climb by; with 3, every seed kept a
+# 6-node one, the fewest possible.
 SMALLEST_STAGE = "hillside"
 SMALLEST_OBSERVATION = "pits"
 SMALLEST = ["--algorithm", "gp", "--stage", SMALLEST_STAGE, "--observation",
@@ -74,7 +75,8 @@ SMALLEST_SEED = 1
 # drawn a generation, --observation pits, action repeat 4), with
 # validation stages choosing best.json's program, stopped at a number
 # of frames. Its settings were chosen on the validation stages (seed 1,
-# 150 M frames): the default height limit and parsimony (8, 1.4)
+# 150 M frames, runs made while the crossover's draws still depended on
+# the process): the default height limit and parsimony (8, 1.4)
 # finished 90 of the 100, a limit of 5 with a parsimony size of 1.8 99,
 # from 32 M frames on and no more later.
 VALIDATION = ("gen:medium:2000-2049", "gen:hard:2000-2049")
