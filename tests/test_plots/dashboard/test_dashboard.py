@@ -247,6 +247,7 @@ def who_plays(page) -> str:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
+@pytest.mark.slow
 def test_the_page_shows_a_method_replays_and_compares_in_a_browser(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright not installed (the dev extra has it)")

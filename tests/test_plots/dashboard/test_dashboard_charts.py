@@ -110,6 +110,7 @@ def test_the_page_smooths_logs_and_colours_the_chosen_run_and_the_overlay(tmp_pa
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
+@pytest.mark.slow
 def test_frames_read_as_millions_and_the_controls_work_in_a_browser(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright not installed (the dev extra has it)")

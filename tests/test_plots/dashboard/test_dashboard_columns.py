@@ -43,6 +43,7 @@ def test_picked_settings_are_columns_and_in_the_address(tmp_path):
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
+@pytest.mark.slow
 def test_a_setting_column_shows_in_a_browser_and_its_name_is_text(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright not installed (the dev extra has it)")

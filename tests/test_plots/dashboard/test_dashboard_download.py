@@ -42,6 +42,7 @@ def test_the_buttons_send_the_chosen_run_s_files(tmp_path):
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
+@pytest.mark.slow
 def test_a_run_s_files_download_from_the_page_in_a_browser(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright not installed (the dev extra has it)")

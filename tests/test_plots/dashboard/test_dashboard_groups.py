@@ -187,6 +187,7 @@ def overlay_points(page, name: str) -> int:
         return -1; }}""")
 
 
+@pytest.mark.slow
 @browser
 def test_ticked_runs_overlay_live_and_a_pasted_link_ticks_them(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api",
@@ -254,6 +255,7 @@ def test_ticked_runs_overlay_live_and_a_pasted_link_ticks_them(tmp_path):
         os.close(fd)
 
 
+@pytest.mark.slow
 @browser
 def test_groups_by_method_draw_one_band_each_and_a_comparison_is_tables(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api",

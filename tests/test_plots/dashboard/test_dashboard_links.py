@@ -70,6 +70,7 @@ def test_a_page_opened_at_an_address_shows_its_view_and_writes_what_changes(tmp_
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
+@pytest.mark.slow
 def test_a_link_opens_the_view_it_names_in_a_browser(tmp_path):
     playwright = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright not installed (the dev extra has it)")

@@ -123,6 +123,7 @@ def test_a_study_file_that_is_not_one_is_one_line_in_the_page(tmp_path):
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
+@pytest.mark.slow
 def test_the_trials_table_lists_every_trial_of_the_file_in_a_browser(tuned, tmp_path):
     playwright = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright not installed (the dev extra has it)")
