@@ -391,7 +391,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
         settings=(
             StrategySetting("gp_cx_prob", 0.5, 0.0, 1.0,
                             "probability that a pair of parents swaps subtrees "
-                            "(cxOnePoint)"),
+                            "(one_point_crossover)"),
             StrategySetting("gp_mut_prob", 0.2, 0.0, 1.0,
                             "probability that an offspring has a subtree replaced by a "
                             "new one (mutUniform)"),
