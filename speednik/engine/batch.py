@@ -247,25 +247,28 @@ def warm_up(observations: Sequence[str] | None = None,
         kind = OBSERVATION_KINDS.index(observation)
         for policy in POLICY_KINDS if policies is None else policies:
             genome = _smallest_genome(policy, OBS_SIZES[kind])
+            runner = batch_runner(kind, POLICY_KINDS.index(policy))
+            misses = _cache_misses(runner)
             run_policy_batch([stage], [0], [0], genome[None, :], policy=policy,
                              hidden=2 if policy == "mlp" else None,
                              observation=observation, max_steps=2, threads=1)
-            compiled |= _compiled_any(batch_runner(kind, POLICY_KINDS.index(policy)))
+            compiled |= _cache_misses(runner) > misses
         if vector:
             from speednik.engine.vector import stepper
             from speednik.vector_env import SpeednikVectorEnv
 
+            misses = _cache_misses(stepper(kind))
             env = SpeednikVectorEnv(1, stage, observation=observation, max_steps=2)
             env.reset(seed=0)
             env.step(np.zeros(1, np.int64))
-            compiled |= _compiled_any(stepper(kind))
+            compiled |= _cache_misses(stepper(kind)) > misses
     return compiled
 
 
-def _compiled_any(dispatcher) -> bool:
-    """Whether this process compiled the dispatcher's code rather than
-    loading it from the cache."""
-    return sum(dispatcher.stats.cache_misses.values()) > 0
+def _cache_misses(dispatcher) -> int:
+    """How many times this process has compiled the dispatcher's code
+    because the cache did not hold it."""
+    return sum(dispatcher.stats.cache_misses.values())
 
 
 def _smallest_genome(policy: str, n: int) -> np.ndarray:
