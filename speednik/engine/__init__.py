@@ -17,8 +17,8 @@ State lives in flat arrays (`layout`), a stage in flat arrays it owns
 runners turn its arrays into `EpisodeResult`s
 (`run_episodes(..., engine="compiled")`).
 
-Each observation, policy family and batch runner is compiled on its own
-the first time it is used (`warm_up` names what a run uses) and its
+Each observation, and the batch runner of it, is compiled on its own the
+first time it is used (`warm_up` names what a run uses) and its
 machine code is cached next to the sources, so later processes start in
 about a second; a run of the 12-value `basic` observation never compiles
 the flights of `reach`.

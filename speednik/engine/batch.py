@@ -181,11 +181,11 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
                 # in equal slices, so no thread waits on another's long tail.
                 chunk = numba.set_parallel_chunksize(1)
                 try:
-                    run_batch = batch_runner(obs_kind, POLICY_KINDS.index(policy))
-                    run_batch(lowered, initial_f, initial_s, episode_stage,
-                              episode_params, params, obs_size, ids, weights, constant,
-                              int(max_steps), stall, int(action_repeat), out_f, out_i,
-                              out_sums)
+                    batch_runner(obs_kind)(
+                        lowered, initial_f, initial_s, episode_stage, episode_params,
+                        params, POLICY_KINDS.index(policy), obs_size, ids, weights,
+                        constant, int(max_steps), stall, int(action_repeat), out_f, out_i,
+                        out_sums)
                 finally:
                     numba.set_parallel_chunksize(chunk)
                     numba.set_num_threads(previous)
@@ -235,9 +235,9 @@ def warm_up(observations: Sequence[str] | None = None,
     observations and policy families runs (None: every one), on a tiny
     stage, so the first real batch pays nothing; with `vector`, also the
     kernel of the vector environment (`speednik.vector_env`) for those
-    observations. Each is compiled on its own: a run that uses one
-    compiles one. Whether anything had to be compiled (not found in the
-    cache)."""
+    observations. Each observation is compiled on its own: a run that
+    uses one compiles one. Whether anything had to be compiled (not found
+    in the cache)."""
     from speednik.stages import load_stage
 
     stage = load_stage("hillside")
@@ -247,7 +247,7 @@ def warm_up(observations: Sequence[str] | None = None,
         kind = OBSERVATION_KINDS.index(observation)
         for policy in POLICY_KINDS if policies is None else policies:
             genome = _smallest_genome(policy, OBS_SIZES[kind])
-            runner = batch_runner(kind, POLICY_KINDS.index(policy))
+            runner = batch_runner(kind)
             misses = _cache_misses(runner)
             run_policy_batch([stage], [0], [0], genome[None, :], policy=policy,
                              hidden=2 if policy == "mlp" else None,

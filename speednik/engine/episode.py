@@ -39,7 +39,7 @@ from speednik.engine.buttons import BUTTON_DOWN, BUTTON_JUMP, BUTTON_LEFT, BUTTO
 from speednik.engine.lowering import I_NUM_CHECKPOINTS, I_NUM_ENEMIES, I_NUM_RINGS, I_WIDTH
 from speednik.engine.observation import (OBS_WIDEST, OBSERVATION_KINDS, flight_scratch, observe,
                                          observer)
-from speednik.engine.policy import POLICY_KINDS, act, actor
+from speednik.engine.policy import act
 from speednik.engine.reward import R_SUMS, reward_reset, reward_step
 from speednik.engine.simulation import sim_step
 
@@ -132,23 +132,24 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
 
 
 @lru_cache(maxsize=None)
-def batch_runner(obs_kind: int, policy: int):
-    """`run_batch` compiled for one observation and one policy family: the
-    only ones whose code it compiles (their kinds are constants of its
-    closure, which `run_episode`, `observe` and `act` are specialised on).
+def batch_runner(obs_kind: int):
+    """`run_batch` compiled for one observation: the only one whose code
+    it compiles (its kind is a constant of the closure, which
+    `run_episode` and `observe` are specialised on). The policy family is
+    chosen as the batch runs (`policy.act`): the four are compiled
+    together, in seconds, where each observation takes tens of them.
 
-    `batch_runner(obs_kind, policy)(stages, initial_f, initial_s,
-    episode_stage, episode_params, params, obs_size, reward_ids,
-    reward_weights, reward_constant, max_steps, stall_frames, repeat,
-    out_f, out_i, out_sums)`: episode e plays stage `episode_stage[e]` (an
-    index into `stages` and the initial state rows) with parameter row
+    `batch_runner(obs_kind)(stages, initial_f, initial_s, episode_stage,
+    episode_params, params, policy, obs_size, reward_ids, reward_weights,
+    reward_constant, max_steps, stall_frames, repeat, out_f, out_i,
+    out_sums)`: episode e plays stage `episode_stage[e]` (an index into
+    `stages` and the initial state rows) with parameter row
     `episode_params[e]`. Episodes are independent, so threads may take
     them in any order."""
     observer(obs_kind)
-    actor(policy)
 
     def run_batch(stages, initial_f, initial_s, episode_stage, episode_params, params,
-                  obs_size, reward_ids, reward_weights, reward_constant, max_steps,
+                  policy, obs_size, reward_ids, reward_weights, reward_constant, max_steps,
                   stall_frames, repeat, out_f, out_i, out_sums):
         for e in prange(len(episode_stage)):
             k = episode_stage[e]
@@ -159,5 +160,5 @@ def batch_runner(obs_kind: int, policy: int):
                         out_f[e], out_i[e], out_sums[e])
 
     # Its own name, so its machine code has cache files of its own.
-    run_batch.__qualname__ = f"run_batch_{OBSERVATION_KINDS[obs_kind]}_{POLICY_KINDS[policy]}"
+    run_batch.__qualname__ = f"run_batch_{OBSERVATION_KINDS[obs_kind]}"
     return njit(cache=True, parallel=True)(run_batch)

@@ -17,12 +17,13 @@ version of the game's sources: when any Python file of the `speednik`
 package (or Numba) differs from what the cache was built from, the cache
 is cleared before anything loads from it.
 
-What is compiled is what is used: an observation, a policy family and
-the batch or vector kernels that call them are compiled once per kind
-(`observation.observer`, `policy.actor`, `episode.batch_runner`,
-`vector.stepper`), each a closure whose kind is a constant, so Numba
-drops the branches of other kinds before typing, and each cached under a
-name of its own.
+What is compiled is what is used: an observation and the batch and
+vector kernels that call it are compiled once per observation
+(`observation.observer`, `episode.batch_runner`, `vector.stepper`), each
+a closure whose kind is a constant, so Numba drops the branches of other
+observations before typing, and each is cached under a name of its own.
+(The four policy families are compiled together: seconds, where an
+observation's flights take tens of them.)
 
 A call from one compiled function to another stays a call: every array
 argument travels as seven words, and the caller checks a status after

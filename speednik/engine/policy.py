@@ -19,11 +19,6 @@ arithmetic is + - * / and comparisons on float64, so it is exact too.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-
-import numpy as np
-from numba import errors, types
-from numba.extending import overload
 
 from speednik.actions import NUM_ACTIONS
 from speednik.engine.jit import frame_jit
@@ -299,53 +294,18 @@ def gp_action(params, obs, stack):
     return int(stack[0])
 
 
+@frame_jit
 def act(kind, params, obs, n, scores):
     """The action of policy `kind` with `params` on observation `obs`;
     `scores` holds at least NUM_ACTIONS numbers, plus the hidden layer's
     for an MLP, a node's value per two parameters for a neat network or
-    a gp program's stack.
-
-    Called from Python it runs `actor(kind)`; called from compiled code,
-    `kind` must be a compile-time constant, and only that family's code
-    is compiled (as `observation.observe`)."""
-    return actor(kind)(params, obs, n, scores)
-
-
-@overload(act, prefer_literal=True)
-def _act_compiled(kind, params, obs, n, scores):
-    if not isinstance(kind, types.IntegerLiteral):
-        raise errors.TypingError(f"act's kind must be a compile-time constant, got {kind}")
-    act_kind = actor(kind.literal_value)
-
-    def act_impl(kind, params, obs, n, scores):
-        return act_kind(params, obs, n, scores)
-    return act_impl
-
-
-@lru_cache(maxsize=None)
-def actor(kind: int):
-    """The compiled action of policy family `kind` alone:
-    `actor(kind)(params, obs, n, scores)`."""
-    if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)) \
-            or not 0 <= kind < len(POLICY_KINDS):
-        raise ValueError(f"no compiled policy of kind {kind!r}: kinds are 0 to "
-                         f"{len(POLICY_KINDS) - 1} ({', '.join(POLICY_KINDS)})")
-    kind = int(kind)
-    gp = kind == POLICY_GP
-    mlp = kind == POLICY_MLP
-    neat = kind == POLICY_NEAT
-
-    def act_kind(params, obs, n, scores):
-        if gp:
-            return gp_action(params, obs, scores)
-        if mlp:
-            mlp_scores(params, obs, n, scores)
-        elif neat:
-            neat_scores(params, obs, n, scores)
-        else:
-            linear_scores(params, obs, n, scores)
-        return argmax(scores)
-
-    # Its own name, so its machine code has cache files of its own.
-    act_kind.__qualname__ = f"act_{POLICY_KINDS[kind]}"
-    return frame_jit(act_kind)
+    a gp program's stack."""
+    if kind == POLICY_GP:
+        return gp_action(params, obs, scores)
+    if kind == POLICY_MLP:
+        mlp_scores(params, obs, n, scores)
+    elif kind == POLICY_NEAT:
+        neat_scores(params, obs, n, scores)
+    else:
+        linear_scores(params, obs, n, scores)
+    return argmax(scores)

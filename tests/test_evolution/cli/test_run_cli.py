@@ -381,15 +381,17 @@ def test_a_signal_during_a_compiled_batch_is_held_then_acted_on(monkeypatch, sig
     from speednik.engine import batch as engine_batch
     from speednik.stages import load_stage
 
-    real = engine_batch.run_batch
+    real = engine_batch.batch_runner
     seen = []
 
-    def interrupted_batch(*args):
-        os.kill(os.getpid(), sig)
-        real(*args)
-        seen.append("the batch finished")
+    def interrupted_runner(obs_kind):
+        def interrupted_batch(*args):
+            os.kill(os.getpid(), sig)
+            real(obs_kind)(*args)
+            seen.append("the batch finished")
+        return interrupted_batch
 
-    monkeypatch.setattr(engine_batch, "run_batch", interrupted_batch)
+    monkeypatch.setattr(engine_batch, "batch_runner", interrupted_runner)
     signals = run_module._Signals()
     with signals, pytest.raises(KeyboardInterrupt):
         engine_batch.run_policy_batch([load_stage("hillside")], [0], [0],
