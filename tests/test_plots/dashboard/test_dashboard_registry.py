@@ -21,10 +21,10 @@ from evolution.strategies import registry
 from evolution.strategies.registry import STRATEGIES, MethodView, Panel, StrategyEntry
 from paths import REPO_ROOT
 from plots.dashboard import views
-from plots.dashboard.page import PICTURE_SECONDS, Page
-from plots.dashboard.runs import RunsDir
+from plots.dashboard.page import PICTURE_SECONDS
 from runners.archive_file import ARCHIVE_NAME
 from runners.genome_file import BEST_NAME
+from test_dashboard_history import page_on
 from test_dashboard_safety import LOGBOOK, write_run
 
 DASHBOARD = REPO_ROOT / "plots" / "dashboard"
@@ -91,14 +91,6 @@ def registered_runs(root: Path) -> None:
     for name, entry in STRATEGIES.items():
         run = write_run(root / name, {"algorithm": name}, logbook_text(entry))
         write_method_file(run, method_records(entry, 3))
-
-
-def page_on(root: Path, name: str) -> Page:
-    page = Page(RunsDir(root))             # no server: drawn at once
-    page.refresh()
-    page.chosen = name
-    page.show_run()
-    return page
 
 
 @pytest.mark.parametrize("name", list(STRATEGIES))
