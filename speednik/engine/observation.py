@@ -233,7 +233,7 @@ def observe(kind, st, f, s, gone, out, flights):
     observer(kind)(st, f, s, gone, out, flights)
 
 
-@overload(observe, prefer_literal=True)
+@overload(observe, prefer_literal=True, jit_options={"_nrt": False})
 def _observe_compiled(kind, st, f, s, gone, out, flights):
     if not isinstance(kind, types.IntegerLiteral):
         raise errors.TypingError(
