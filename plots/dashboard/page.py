@@ -64,6 +64,9 @@ from plots.dashboard.address import REPLACE_JS, X_AXES, View, query, read_view
 from plots.dashboard.charts import SMOOTHING_MAX, number_ticks, positive_only, run_colour, smooth
 from plots.dashboard.study import StudyBusyError, StudyReadError, StudyView, read_study
 from plots.dashboard.archive_map import ArchiveMap, archive_cells
+from plots.dashboard.first_rows import ELEMENT_ID as FIRST_ROWS_ID
+from plots.dashboard.first_rows import TEMPLATE as FIRST_ROWS_TEMPLATE
+from plots.dashboard.first_rows import first_rows_html
 from plots.dashboard.history import MethodHistory
 from plots.dashboard.groups import METHOD, GroupView, data_table, markdown_tables
 from plots.dashboard.overlay import X_LABELS, Overlay, x_column, x_values
@@ -153,7 +156,11 @@ function drawn() {
     setTimeout(drawn, 50);
     return;
   }
-  requestAnimationFrame(() => { ready.value = "drawn"; });
+  requestAnimationFrame(() => {
+    // The interactive table is on the screen: the plain one over it goes.
+    document.getElementById(first_rows)?.remove();
+    ready.value = "drawn";
+  });
 }
 install();
 """
@@ -351,11 +358,19 @@ class Page:
 
     def head(self):
         """What the page shows first: the runs table and its filters."""
-        return column(Div(text=f"<h2>Speednik Evolve: runs in "
-                               f"{html.escape(str(self.runs.root))}</h2>"),
+        return column(Div(text=f"<h2>{html.escape(self.heading())}</h2>"),
                       row(self.method, self.stage, self.count, self.setting_pick), self.table,
                       # In the page from the first: it follows every choice.
                       self.run_click, self.drawn, self.address)
+
+    def heading(self) -> str:
+        return f"Speednik Evolve: runs in {self.runs.root}"
+
+    def plain_table(self) -> str:
+        """The table's first rows as the page's HTML shows them."""
+        shown = self.shown_rows()[:FIRST_ROWS]
+        return first_rows_html(self.heading(), len(self.all_rows), shown, COLUMNS, TITLES,
+                               WIDTHS, FORMATS, [run_colour(r["name"]) for r in shown])
 
     def body(self):
         """The rest of the page, sent after the table."""
@@ -1023,11 +1038,14 @@ def make_document(root: Path):
         page.first_rows = FIRST_ROWS
         page.refresh_table()
         doc.title = "Speednik Evolve dashboard"
+        doc.template = FIRST_ROWS_TEMPLATE
+        doc.template_variables["first_rows"] = page.plain_table()
         doc.add_root(page.head())
         doc.add_root(page.download_source)
         doc.js_on_event("document_ready", CustomJS(args={"table": page.table,
                                                          "chooser": page.run_click,
-                                                         "ready": page.drawn},
+                                                         "ready": page.drawn,
+                                                         "first_rows": FIRST_ROWS_ID},
                                                    code=CLICK_JS))
         steps: list[Callable[[], Any]] = []
 

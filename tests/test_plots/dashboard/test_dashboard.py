@@ -179,8 +179,17 @@ def test_the_page_in_a_browser_follows_a_live_run(tmp_path, one_run):
         with dashboard(root) as (url, _), playwright.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1300, "height": 900})
+            # The page's HTML holds the first rows as a plain table, ahead
+            # of BokehJS's scripts, which would hold back what follows them.
+            served = urllib.request.urlopen(url, timeout=5).read().decode()
+            assert "group/nested" in served
+            assert served.index('id="first-rows"') < served.index("<script")
             page.goto(url)
             page.wait_for_selector("text=group/nested", timeout=20000)
+            # Once the interactive table is drawn, the plain one goes.
+            page.locator(".slick-cell").first.wait_for(timeout=20000)
+            page.wait_for_function("() => document.getElementById('first-rows') == null",
+                                   timeout=5000)
             # The table comes first; the rest of the page once it is drawn.
             page.wait_for_function("() => Bokeh.documents[0].get_model_by_name("
                                    "'compare-runs') != null", timeout=20000)

@@ -32,8 +32,11 @@ def test_names_and_values_that_are_html_show_as_text_and_never_run(tmp_path):
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(url)
+        # The plain table the page's HTML opens with, then the interactive one.
         page.wait_for_selector("text=plain", timeout=20000)
+        assert page.locator("img[src='x']").count() == 0
         cells = page.locator(".slick-cell")
+        cells.get_by_text("plain", exact=True).first.wait_for(timeout=20000)
         # The runs table: the name and the method as written.
         assert cells.get_by_text(SCRIPT, exact=True).count() == 2
         # A configuration of the wrong type: one damaged row, saying which.

@@ -1,9 +1,12 @@
-"""How a served page opens: the runs table first, of its first rows only;
-once the browser says it has drawn them, every row, then the rest of the
+"""How a served page opens: its HTML holds the table's first rows as a
+plain table, shown before BokehJS loads; then the interactive table, of
+its first rows only; once the browser says it has drawn them, every row, then the rest of the
 page made a step at a time (the server answers other tabs between steps)
 and sent a part at a time; a method's own figures only once one of its
 runs is chosen. (How long it takes: benchmarks/bench_dashboard.py.)"""
 from __future__ import annotations
+
+import re
 
 from bokeh.document import Document
 
@@ -36,6 +39,14 @@ def test_the_table_comes_first_and_the_rest_a_part_at_a_time(tmp_path):
     make_document(root)(doc)
     table = doc.select_one({"name": "runs-table"})
     assert len(table.source.data["name"]) == FIRST_ROWS
+    # The page's HTML holds the same first rows, in the same order, each
+    # linking to its run's view, the runs counted.
+    plain = doc.template_variables["first_rows"]
+    linked = re.findall(r'<a href="\?run=([^"]+)"[^>]*>([^<]+)</a>', plain)
+    assert [text for _, text in linked] == list(table.source.data["name"])
+    assert all(link == text for link, text in linked)
+    assert f"{RUNS} runs" in plain and plain.count("<tr") == FIRST_ROWS + 1
+    assert 'id="first-rows"' in doc.template and "{{ first_rows }}" in doc.template
     assert f"{RUNS} of {RUNS} runs" in doc.roots[0].children[1].children[2].text
     assert table.height == page_module.TABLE_HEIGHT          # as tall as with every row
     assert len(doc.roots) == 2 and steps.ticks == [] and len(steps.timeouts) == 1

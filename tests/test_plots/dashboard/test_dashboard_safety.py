@@ -115,6 +115,11 @@ def test_names_and_values_from_disk_are_escaped_in_the_page(tmp_path):
     labels = dict(tuple(o) for o in page.compare_pick.options)
     assert labels[SCRIPT] == html_text.escape(SCRIPT)
     assert "<img" not in page.head().children[0].text
+    # The plain table the page's HTML opens with: every name and value text.
+    plain = page.plain_table()
+    assert "<img" not in plain and html_text.escape(SCRIPT) in plain
+    # The run's link holds its name percent-encoded, in a quoted attribute.
+    assert 'href="?run=%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E"' in plain
     # Grouped by a setting whose value is HTML: the legend and the note are text.
     page.groups.by.value = "algorithm"
     page.show_groups()
@@ -128,6 +133,7 @@ def test_the_header_escapes_the_runs_directory(tmp_path):
     page.refresh()
     header = page.head().children[0].text
     assert "<img" not in header and SCRIPT in html_text.unescape(header)
+    assert "<img" not in page.plain_table()
 
 
 # -- the host -----------------------------------------------------------------------------
