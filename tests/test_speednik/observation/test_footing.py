@@ -143,6 +143,9 @@ def test_flights_of_thrown_players_read_alike_on_both_engines(seed):
     assert compared >= 300 and differ >= 20
 
 
+# Kept for the record, not chosen by any preset: every frame's values are
+# compared above, whole episodes in the broad run (make test-broad).
+@pytest.mark.broad
 def test_whole_episodes_over_footing_are_equal_on_both_engines():
     # Run right; jump where a full jump finds footing and one a frame
     # later would not.

@@ -125,6 +125,9 @@ def test_random_play_on_a_climb_reads_alike_on_both_engines(every):
     assert compared >= 100 and differ >= 10
 
 
+# Kept for the record, not chosen by any preset: every frame's values are
+# compared above, whole episodes in the broad run (make test-broad).
+@pytest.mark.broad
 def test_whole_episodes_over_onward_are_equal_on_both_engines():
     genome = right_jumper("onward", {"full_onward": 1.0, "full_onward_later": -2.0,
                                      "jump_held": 1.0})

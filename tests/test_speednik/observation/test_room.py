@@ -122,6 +122,9 @@ def room_jumper() -> np.ndarray:
                                  "jump_held": 1.0})
 
 
+# Kept for the record, not chosen by any preset: every frame's values are
+# compared above, whole episodes in the broad run (make test-broad).
+@pytest.mark.broad
 def test_whole_episodes_over_room_are_equal_on_both_engines():
     # The compiled episode keeps the later plans' flights and rooms from
     # one frame to the next; the readable one plays every flight every
