@@ -3,6 +3,7 @@ hold-right and jump-runner baselines.
 
     python benchmarks/generalization.py                 the full recipe, seeds 0 1 2
     python benchmarks/generalization.py --seeds 0       one seed
+    python benchmarks/generalization.py --seeds 0-4     five seeds
     python benchmarks/generalization.py --short         a few generations (make bench)
     python benchmarks/generalization.py --variant landing-mlp  the recipe before it
     python benchmarks/generalization.py --variant stand-520-by-set  the recipe over "stand"
@@ -174,11 +175,27 @@ def fmt(done_total: tuple[int, int]) -> str:
     return f"{done:3d}/{total} ({100 * done / total:5.1f}%)"
 
 
+def seeds_of(text: str) -> list[int]:
+    """A seed ("3") or a range of them, both ends included ("0-4")."""
+    first, dash, last = text.partition("-")
+    try:
+        low = int(first)
+        high = int(last) if dash else low
+    except ValueError:
+        low = high = -1
+    if low < 0 or high < low:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a seed or a range of seeds: give a number (3) or a range "
+            f"with its ends included (0-4)")
+    return list(range(low, high + 1))
+
+
 def main(argv: list[str] | None = None) -> int:
     # The docstring's first paragraph: its first line alone stops mid-sentence.
     p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
-                   help="the seeds to run, one after the other (default: 0 1 2)")
+    p.add_argument("--seeds", type=seeds_of, nargs="+", default=[[0, 1, 2]],
+                   help="the seeds to run, one after the other: numbers or ranges with "
+                        "their ends included (0-4 is 0 1 2 3 4; default: 0 1 2)")
     p.add_argument("--short", action="store_true", help="the short setting of make bench")
     p.add_argument("--keep", type=Path, help="keep the run directories here")
     p.add_argument("--variant", choices=VARIANTS, default="recipe",
@@ -188,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     args = run_options(None if a.short else a.variant)
     config = config_of(args)
-    seeds = [0] if a.short and a.seeds == [0, 1, 2] else a.seeds
+    chosen = [seed for part in a.seeds for seed in part]
+    seeds = [0] if a.short and chosen == [0, 1, 2] else chosen
     tests = list(config.test_stages)
     name = "short" if a.short else a.variant
     shown = args if a.short else ["--config", str(VARIANTS[a.variant][0].relative_to(ROOT))]

@@ -233,3 +233,20 @@ def test_the_readme_shows_the_recipe_the_benchmark_runs():
         assert config_of(short[3:]) == config_of([*bench.RECIPE, "--seed", "0"])
     finally:
         os.chdir(cwd)
+
+
+def test_the_benchmark_takes_seeds_as_numbers_and_ranges():
+    import argparse
+    import importlib.util
+
+    from paths import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "generalization_benchmark", REPO_ROOT / "benchmarks" / "generalization.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.seeds_of("0-4") == [0, 1, 2, 3, 4]
+    assert module.seeds_of("3") == [3]
+    for bad in ("4-0", "x", "1-", "-2", "1-2-3"):
+        with pytest.raises(argparse.ArgumentTypeError, match="0-4"):
+            module.seeds_of(bad)
