@@ -9,8 +9,8 @@ at the end of the body instead, after a plain table of the rows the
 interactive one opens with: the same columns, titles and number formats,
 each run's name in its colour and a link to its view (`?run=NAME`). It
 lies over the page until the interactive table has drawn its first rows,
-when the page's script removes it (`page.CLICK_JS`). Every text in it is escaped: a run's name
-is a directory's name, which may hold any character.
+when the page's script removes it (`page.CLICK_JS`). Every text in it is
+escaped: a run's name is a directory's name, which may hold any character.
 """
 from __future__ import annotations
 
@@ -22,17 +22,16 @@ from plots.dashboard.address import View, query
 
 ELEMENT_ID = "first-rows"
 # Over Bokeh's own page until BokehJS has drawn it.
-TEMPLATE = """
-{% block js_resources %}{% endblock %}
-{% block inner_body %}
-<div id="first-rows" style="position: absolute; top: 0; left: 0; right: 0; z-index: 10;
-     background: white; padding: 5px; font-family: sans-serif; font-size: 12px">
-{{ first_rows }}
-</div>
-{{ bokeh_js }}
-{{ super() }}
-{% endblock %}
-"""
+TEMPLATE = ("{% block js_resources %}{% endblock %}\n"
+            "{% block inner_body %}\n"
+            f'<div id="{ELEMENT_ID}" style="position: absolute; top: 0; left: 0; right: 0; '
+            'z-index: 10; background: white; padding: 5px; font-family: sans-serif; '
+            'font-size: 12px">\n'
+            "{{ first_rows }}\n"
+            "</div>\n"
+            "{{ bokeh_js }}\n"
+            "{{ super() }}\n"
+            "{% endblock %}\n")
 
 
 def _cell(value: Any, form: str | None) -> str:
