@@ -95,6 +95,7 @@ def dqn_rate(decisions: int) -> float:
     transitions (docs/ppo.md says why it is not a method here)."""
     import torch
     from stable_baselines3 import DQN
+    from stable_baselines3.common.logger import Logger
 
     from speednik.sb3_vec_env import SB3VecEnv
 
@@ -105,6 +106,9 @@ def dqn_rate(decisions: int) -> float:
     model = DQN("MlpPolicy", env, policy_kwargs={"net_arch": [HIDDEN]}, learning_starts=1000,
                 train_freq=1, gradient_steps=1, batch_size=256, buffer_size=200_000,
                 device="cpu", verbose=0)
+    # Its numbers are not wanted: without a logger of its own SB3 makes a
+    # folder in the system's temporary directory at every learn().
+    model.set_logger(Logger(folder=None, output_formats=[]))
     model.learn(2000)
     start = time.perf_counter()
     model.learn(decisions, reset_num_timesteps=False)
