@@ -65,7 +65,7 @@ from evolution.loop.outputs import (
 from evolution.stats import improvement_table, summarise
 from evolution.strategies.registry import list_strategies
 from runners.atomic import atomic_write_json
-from runners.cli import OneLineParser
+from speednik.cli import OneLineParser
 
 COMPARE_NAME = "compare.json"
 # Long enough that only the frame budget stops a run.

@@ -58,7 +58,7 @@ from evolution.cli.task_options import TUNE_OWN, given_in
 from evolution.strategies.registry import Tunable, get_strategy, list_strategies
 from evolution.tune_storage import (STUDY_NAME, StudyFileError, StudyLock, check_out,
                                     make_out, open_storage, storage_error)
-from runners.cli import OneLineParser
+from speednik.cli import OneLineParser
 
 BEST_NAME = "best.json"
 TRIALS_DIR = "trials"

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from runners.cli import OneLineParser
+from speednik.cli import OneLineParser
 from speednik.stages import list_stages
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

@@ -30,7 +30,7 @@ from speednik.stages import (
 )
 
 from runners.agents import BASELINES
-from runners.cli import OneLineParser
+from speednik.cli import OneLineParser
 from runners.episode import resolve_stage
 from runners.parallel import RunnerConfig, run_episodes
 from runners.replay import STAGES_ACCEPTED, completion_lines

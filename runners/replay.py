@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 
 from runners.agents import BASELINES, make_baseline
 from runners.archive_file import ArchiveFileError, load_archive, parse_cell
-from runners.cli import OneLineParser
+from speednik.cli import OneLineParser
 from runners.diagnosis import describe, diagnose_death, summary_lines
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, resolve_stage
 from runners.genome_file import (  # noqa: F401  (the names replay callers use)

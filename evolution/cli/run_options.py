@@ -16,7 +16,7 @@ from evolution.strategies.registry import (
     readers,
 )
 from evolution.cli.config_file import with_config_file
-from runners.cli import OneLineParser
+from speednik.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.pool import MAX_WORKER_DEATHS
 from runners.policies import POLICY_FAMILIES, list_policies

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from speednik.cli import OneLineParser
 from speednik.stages import (
     BUILTIN_STAGES,
     DIFFICULTIES,
@@ -28,20 +29,14 @@ from speednik.stages import (
     profile_to_toml,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:   # one line, no usage dump
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        sys.exit(EXIT_USAGE)
+EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m speednik.stages",
+    p = OneLineParser(prog="python -m speednik.stages",
                 description="List the built-in stages, or write a generated stage "
                             "as a .toml profile.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     sub.add_parser("list", help="print the built-in stages, one a line")
     g = sub.add_parser("generate", help="write a generated stage as a profile")
     g.add_argument("--difficulty", required=True, choices=DIFFICULTIES)
