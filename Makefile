@@ -13,6 +13,7 @@ STAMP := $(VENV)/.installed
 # half of its time here: compileall does it on every core instead. (A file
 # it cannot compile is one pip would have skipped too: never imported.)
 COMPILE := $(PY) -m compileall -q -j 0 $(VENV)/lib >/dev/null 2>&1 || true
+COMPILE_ONE_CORE := $(PY) -m compileall -q $(VENV)/lib >/dev/null 2>&1 || true
 
 # numpy and Numba, as pyproject.toml requires them: all that compiling the
 # engine needs, so a first compile can start before the rest is installed.
@@ -26,8 +27,12 @@ $(ENGINE_DEPS): pyproject.toml
 	$(PY) -m pip install --quiet --no-compile $(ENGINE_REQUIREMENTS)
 	touch $(ENGINE_DEPS)
 
+# The default run's engine (about 30 s on one core) compiles while pip
+# installs the rest on the other core and then compiles its bytecode there.
 $(BASE): $(ENGINE_DEPS)
-	$(PY) -m pip install --quiet --no-compile -e .
+	PYTHONPATH=. $(PY) -m speednik.engine basic --policy linear & \
+	nice $(PY) -m pip install --quiet --no-compile -e .; status=$$?; \
+	test $$status != 0 || nice $(COMPILE_ONE_CORE); wait; exit $$status
 	touch $(BASE)
 
 $(STAMP): $(BASE)
@@ -35,13 +40,8 @@ $(STAMP): $(BASE)
 	$(COMPILE)
 	touch $(STAMP)
 
-# The default run's engine (about 30 s on one core the first time, a
-# second once cached) compiles while pip installs the rest on the other;
-# the bytecode is compiled beside the run.
-run: $(ENGINE_DEPS)
-	PYTHONPATH=. $(PY) -m speednik.engine basic --policy linear & \
-	$(MAKE) --no-print-directory $(BASE); status=$$?; wait; test $$status = 0
-	$(COMPILE) & $(PY) -m evolution.run --generations 50; status=$$?; wait; exit $$status
+run: $(BASE)
+	$(PY) -m evolution.run --generations 50
 
 # One process per core, each taking whole test files, so that the clusters
 # and runs a file shares between its tests are made once. Every behaviour is
