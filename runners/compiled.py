@@ -32,18 +32,24 @@ def check_engine(engine: object) -> str:
     return engine  # type: ignore[return-value]
 
 
-def runs_compiled(job: tuple) -> bool:
-    """Whether the compiled engine can run this prepared job: an agent of
-    a policy family the engine has, over an observation it has, with no
-    trajectory to record."""
-    _, _, factory, params, _, config = job
-    if not isinstance(factory, FamilyAgentFactory) or config.record:
-        return False
-    try:
-        policy, _ = policy_of_spec(factory.family, params)
-    except ValueError:
-        return True     # run_compiled raises the readable runner's error
-    return policy.runs_compiled()
+def compiled_jobs(jobs: Sequence[tuple]) -> list[int]:
+    """The indices of the prepared jobs the compiled engine can run: an
+    agent of a policy family the engine has, over an observation it has,
+    with no trajectory to record."""
+    runs: dict[int, bool] = {}     # by params: a genome's stages share them
+    found = []
+    for i, (_, _, factory, params, _, config) in enumerate(jobs):
+        if not isinstance(factory, FamilyAgentFactory) or config.record:
+            continue
+        if id(params) not in runs:
+            try:
+                policy, _ = policy_of_spec(factory.family, params)
+                runs[id(params)] = policy.runs_compiled()
+            except ValueError:
+                runs[id(params)] = True     # run_compiled raises the readable runner's error
+        if runs[id(params)]:
+            found.append(i)
+    return found
 
 
 def _rows(genomes: list[np.ndarray]) -> np.ndarray:
@@ -58,7 +64,7 @@ def _rows(genomes: list[np.ndarray]) -> np.ndarray:
 
 
 def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[EpisodeResult]:
-    """The results of prepared policy jobs (see `runs_compiled`), in order.
+    """The results of prepared policy jobs (see `compiled_jobs`), in order.
     Every genome is checked here first, with the policy's own check, so
     bad input fails with the readable runner's error before compiled code
     runs."""
@@ -66,12 +72,15 @@ def run_compiled(jobs: Sequence[tuple], threads: int | None = None) -> list[Epis
 
     genomes: list[np.ndarray] = []
     policies: list[Policy] = []
+    checked: dict[int, tuple[Policy, np.ndarray]] = {}   # by params, as above
     for index, label, factory, params, _, _ in jobs:
-        try:
-            policy, genome = policy_of_spec(factory.family, params)
-            genome = policy.check(genome)
-        except Exception as e:
-            raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
+        if id(params) not in checked:
+            try:
+                policy, genome = policy_of_spec(factory.family, params)
+                checked[id(params)] = policy, policy.check(genome)
+            except Exception as e:
+                raise EpisodeError(index, label, f"{type(e).__name__}: {e}") from e
+        policy, genome = checked[id(params)]
         genomes.append(genome)
         policies.append(policy)
 

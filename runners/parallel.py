@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from runners.compiled import check_engine, run_compiled, runs_compiled
+from runners.compiled import check_engine, compiled_jobs, run_compiled
 from runners.episode import _positive_int
 from runners.errors import EpisodeError, WorkerDiedError
 from runners.jobs import Job, check_picklable, prepare_jobs, run_job
@@ -73,7 +73,7 @@ def run_episodes(items: Iterable[Any], config: RunnerConfig | None = None, *,
     """
     jobs = prepare_jobs(items, config)
     if check_engine(engine) == "compiled":
-        fast = [i for i, job in enumerate(jobs) if runs_compiled(job)]
+        fast = compiled_jobs(jobs)
         if fast:
             results: list[Any] = [None] * len(jobs)
             for i, r in zip(fast, run_compiled([jobs[i] for i in fast],

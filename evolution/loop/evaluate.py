@@ -67,9 +67,10 @@ class GenomeEvaluator:
         (default: every training stage)."""
         if stages is None:
             stages = self.config.training_stages()
-        spec = self.config.agent_spec
-        items = [(spec(np.asarray(g, dtype=np.float64)), stage)
-                 for g in genomes for stage in stages]
+        # One spec per genome, which all its stages' episodes share.
+        policy = self.config.policy_spec()
+        specs = [policy.spec(np.asarray(g, dtype=np.float64)) for g in genomes]
+        items = [(spec, stage) for spec in specs for stage in stages]
         if self.cluster is not None:
             results = self.cluster.run(genomes, stages=stages,
                                        policy=self.config.policy_spec().to_json())

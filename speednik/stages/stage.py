@@ -94,6 +94,9 @@ class Stage:
     terrain_classes: np.ndarray = derived()
     # The flat arrays the compiled engine reads (speednik.engine.lowering).
     compiled: CompiledStage = derived()
+    # The engine's (f, s) state arrays of a player at its start, which every
+    # episode of a batch starts from (speednik.engine.batch).
+    initial_state: tuple = derived()
 
     def derive(self, name: str, build: Callable[[Stage], Any]):
         """The derived field `name`, built by `build(stage)` now if this is

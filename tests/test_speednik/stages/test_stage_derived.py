@@ -6,7 +6,8 @@ import pickle
 
 import pytest
 
-from speednik.engine.lowering import compiled_stage
+from speednik.engine.batch import initial_state
+from speednik.engine.lowering import compiled_stage, state_arrays
 from speednik.objects import ObjectIndex, ObjectTables, object_index, object_tables
 from speednik.render import stage_terrain_classes
 from speednik.simulation import create_sim, sim_step
@@ -39,6 +40,16 @@ def test_derived_fields_are_built_on_first_use_and_kept():
     assert object_tables(stage) is stage.object_tables
 
 
+def test_the_engine_s_new_game_state_is_a_new_simulation_s_made_once_and_read_only():
+    stage = load_stage("skybridge")
+    f, s = initial_state(stage)
+    want_f, want_s = state_arrays(create_sim(stage))
+    assert f.tobytes() == want_f.tobytes() and s.tobytes() == want_s.tobytes()
+    assert initial_state(stage)[0] is f
+    with pytest.raises(ValueError):
+        f[0] = 1.0
+
+
 def test_a_simulation_reads_the_stage_s_own_index():
     stage = flat_stage()
     sim = create_sim(stage)
@@ -52,6 +63,7 @@ def test_derived_data_is_not_pickled():
     object_index(stage)
     stage_terrain_classes(stage)
     compiled_stage(stage)
+    initial_state(stage)
     TokenEncoder().encode(create_sim(stage))      # object tables, token planes
     assert all(_built(stage, name) for name in DERIVED)
     copy = pickle.loads(pickle.dumps(stage))
