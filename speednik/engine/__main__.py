@@ -22,7 +22,7 @@ from speednik.engine.observation import OBSERVATION_KINDS
 from speednik.engine.policy import POLICY_KINDS
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> OneLineParser:
     p = OneLineParser(
         prog="python -m speednik.engine",
         description="Compile the engine for some observations and policy families "
@@ -35,7 +35,11 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"policy families (default: all): {', '.join(POLICY_KINDS)}")
     p.add_argument("--vector", action="store_true",
                    help="also the vector environment's kernel (what PPO trains on)")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     names = args.observations or list(OBSERVATION_KINDS)
     print(f"compiling the engine for {', '.join(names)} "
           f"({', '.join(args.policy or POLICY_KINDS)} policies) ...", flush=True)
