@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 
-import numpy as np
 
 from evolution.scheduler_address import check_scheduler
 from evolution.strategies.registry import (
@@ -298,10 +297,6 @@ class EvolutionConfig:
         """Numbers in one genome of this run's policy; None where they
         vary (a network whose topology evolves)."""
         return self.policy_spec().genome_size()
-
-    def agent_spec(self, genome: np.ndarray) -> tuple:
-        """The runners' agent spec of one genome of this run's policy."""
-        return self.policy_spec().spec(genome)
 
     def run_stages(self) -> list[str]:
         """Every stage the run plays: its training stages, then its

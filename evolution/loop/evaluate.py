@@ -73,7 +73,7 @@ class GenomeEvaluator:
         items = [(spec, stage) for spec in specs for stage in stages]
         if self.cluster is not None:
             results = self.cluster.run(genomes, stages=stages,
-                                       policy=self.config.policy_spec().to_json())
+                                       policy=policy.to_json())
         elif self.pool is not None:
             results = self.pool.run(items, self.runner_config)
         elif self.config.engine == "compiled" and self.map_fn is None:
