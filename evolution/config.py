@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 
-
 from evolution.scheduler_address import check_scheduler
 from evolution.strategies.registry import (
     STRATEGIES,
