@@ -112,7 +112,6 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from numba import typed
 
 from speednik.actions import NUM_ACTIONS
 from speednik.checks import positive_int
@@ -128,6 +127,7 @@ from speednik.engine.observation import (
     OBSERVATION_KINDS,
 )
 from speednik.engine.reward import R_SUMS, reward_arrays
+from speednik.engine.stage_list import put_stage, stage_list
 from speednik.engine.vector import (
     ACTIONS_OK,
     AUTORESET_DISABLED,
@@ -264,7 +264,7 @@ class SpeednikVectorEnv(VectorEnv):
         # Two stage slots per sub-environment: the one it plays and the one
         # drawn for its next episode.
         lowered, f0, s0, width = self._start_of(None, first)
-        self._lowered = typed.List([lowered] * (2 * n))
+        self._lowered = stage_list([lowered] * (2 * n))
         self._start_f = np.tile(f0, (2 * n, 1))
         self._start_s = np.tile(s0, (2 * n, 1))
         self._ctrl = np.zeros((n, NUM_C), np.int64)
@@ -335,7 +335,7 @@ class SpeednikVectorEnv(VectorEnv):
         key = self._draw(self._rngs[i])
         lowered, f0, s0, width = self._start_of(key, self._stage(key))
         slot = 2 * i + (1 - (int(self._ctrl[i, C_SLOT]) - 2 * i))
-        self._lowered[slot] = lowered
+        put_stage(self._lowered, slot, lowered)
         self._start_f[slot] = f0
         self._start_s[slot] = s0
         if width > self._gone.shape[1]:
@@ -574,7 +574,7 @@ class SpeednikVectorEnv(VectorEnv):
                     continue
                 lowered, f0, s0, _ = self._start_of(key, self._stage(key))
                 slot = int(self._ctrl[i, column])
-                self._lowered[slot] = lowered
+                put_stage(self._lowered, slot, lowered)
                 self._start_f[slot] = f0
                 self._start_s[slot] = s0
         self._chunks = None

@@ -9,7 +9,6 @@ from typing import Sequence
 
 import numba
 import numpy as np
-from numba import typed
 
 from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.engine.episode import (
@@ -33,6 +32,7 @@ from speednik.engine.lowering import compiled_stage, death_cause_name, state_arr
 from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS
 from speednik.engine.policy import POLICY_KINDS, linear_size, mlp_size
 from speednik.engine.reward import reward_arrays
+from speednik.engine.stage_list import stage_list
 from speednik.actions import NUM_ACTIONS
 from speednik import gp_program, neat_genome
 from speednik.neat_genome import encoded_size
@@ -94,13 +94,11 @@ def _new_game_state(stage) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _stage_data(stages: Sequence) -> tuple:
-    lowered = typed.List()
     initial_f = np.zeros((len(stages), NUM_F), np.float64)
     initial_s = np.zeros((len(stages), NUM_S), np.int64)
     for k, stage in enumerate(stages):
-        lowered.append(compiled_stage(stage))
         initial_f[k], initial_s[k] = initial_state(stage)
-    return lowered, initial_f, initial_s
+    return stage_list(map(compiled_stage, stages)), initial_f, initial_s
 
 
 def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
