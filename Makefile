@@ -48,15 +48,18 @@ run: $(BASE)
 # proved here once (one stage, one seed of each sweep); the rest of the
 # sweeps (marked broad) and the slow end-to-end proofs (marked slow: a
 # browser, a cluster's failures, processes racing, learning curves) run in
-# test-broad.
+# test-broad. pytest keeps each test module's rewritten asserts as
+# bytecode; where the environment says to write none
+# (PYTHONDONTWRITEBYTECODE), every worker would rewrite all of them again
+# (some 6 s each), so the tests write bytecode whatever it says.
 test: $(STAMP)
-	$(PY) -m pytest -q -m "not broad and not slow" --numprocesses auto --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -m "not broad and not slow" --numprocesses auto --dist loadfile
 
 # The sweeps: every stage, seed, loop size and setting beyond the first,
 # long random play; and the slow end-to-end proofs. A few files hold most
 # of them, so they are spread test by test.
 test-broad: $(STAMP)
-	$(PY) -m pytest -q -m "broad or slow" --numprocesses auto --dist load
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -m "broad or slow" --numprocesses auto --dist load
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -166,6 +166,7 @@ def test_tuned_settings_reach_their_method_s_runs(tmp_path, capsys):
     assert "holds settings of openai-es, which is not among --methods ga" in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, status", sweep([(signal.SIGTERM, 143), (signal.SIGINT, 130)]))
 def test_a_signal_stops_the_runs_which_the_next_comparison_resumes(tmp_path, signum, status):
     out = tmp_path / "o"

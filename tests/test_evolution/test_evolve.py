@@ -221,6 +221,7 @@ def _wait_for(path: Path, proc: subprocess.Popen, seconds: float = 60) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_killed_at_any_moment_the_checkpoint_loads(tmp_path):
     # Checkpoints are written every generation, so a kill lands during a
     # write now and then; whatever the moment, the file must load. The

@@ -16,9 +16,11 @@ import pytest
 
 from evolution.loop.checkpoint import CHECKPOINT_NAME, load_checkpoint, save_checkpoint
 from evolution.config import EvolutionConfig
+from evolution.cli.run_dir import RunDirLock
 from evolution.cli.run_memory import STAGE_BYTES, memory_estimate, stages_held
 from speednik.stages import StageSetError, parse_stage_set
 from speednik.stages.profile import StageError, parse_profile
+from commands import evolution_run, one_line
 from paths import REPO_ROOT
 
 ROOT = REPO_ROOT
@@ -27,18 +29,8 @@ FAST = ["--population", "6", "--max-steps", "200", "--workers", "1", "--quiet"]
 HUGE = "9" * 5000        # more digits than Python converts to an int
 
 
-def run_cli(*args, cwd=ROOT, module="evolution.run", timeout=180):
-    return subprocess.run([sys.executable, "-m", module, *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=timeout)
-
-
-def one_line(proc, status: int = 2) -> str:
-    assert proc.returncode == status, (proc.returncode, proc.stderr)
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
+def run_cli(*args):
+    return evolution_run(*args, cwd=ROOT)
 
 
 @pytest.fixture(scope="module")
@@ -137,6 +129,7 @@ def test_a_damaged_checkpoint_is_refused_before_anything_runs(runs, tmp_path, na
 
 # -- one run at a time in a directory ---------------------------------------------------
 
+@pytest.mark.slow
 def test_two_runs_started_into_one_directory_at_once_do_not_mix(tmp_path):
     out = tmp_path / "run"
     args = ["--generations", "30", *FAST, "--out", out]
@@ -153,7 +146,9 @@ def test_two_runs_started_into_one_directory_at_once_do_not_mix(tmp_path):
     assert load_checkpoint(out).config["seed"] == winner
 
 
-def test_a_directory_another_run_writes_into_is_refused(runs, tmp_path):
+def test_a_directory_another_run_writes_into_is_refused(runs, tmp_path, monkeypatch):
+    # Held here, the lock is never let go: the run's wait for it ends sooner.
+    monkeypatch.setattr(RunDirLock, "WAIT_SECONDS", 0.3)
     run = copy_of(runs, "ga", tmp_path)
     empty = tmp_path / "empty"
     empty.mkdir()

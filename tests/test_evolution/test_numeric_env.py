@@ -30,6 +30,7 @@ def _numeric(tmp_path, name: str, **environ: str) -> dict:
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_default_runs_equal_runs_pinned_by_hand(tmp_path):
     default = _numeric(tmp_path, "default")
     by_hand = _numeric(tmp_path, "by-hand", **PINNED_KERNELS)

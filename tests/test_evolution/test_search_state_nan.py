@@ -6,10 +6,7 @@ run's files were rewritten, and so does the resume it suggests."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +15,7 @@ import pytest
 from evolution.config import EvolutionConfig
 from evolution.loop.checkpoint import CHECKPOINT_NAME, load_checkpoint
 from evolution.strategies.registry import get_strategy
+from commands import evolution_run
 from paths import REPO_ROOT
 
 FAST = ["--population", "6", "--max-steps", "200", "--workers", "1", "--quiet",
@@ -25,9 +23,7 @@ FAST = ["--population", "6", "--max-steps", "200", "--workers", "1", "--quiet",
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "evolution.run", *map(str, args)],
-                          capture_output=True, text=True, cwd=REPO_ROOT,
-                          env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), timeout=180)
+    return evolution_run(*args, cwd=REPO_ROOT)
 
 
 @pytest.fixture(scope="module")

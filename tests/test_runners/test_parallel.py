@@ -381,6 +381,7 @@ def test_a_pool_stops_at_its_number_of_worker_deaths_in_all(tmp_path):
     assert_no_children()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 def test_a_worker_killed_while_sending_a_large_result_does_not_hang(tmp_path, start_method):
     """Part of the result is left in the pipe, which the pool's result

@@ -227,6 +227,7 @@ def test_a_local_cluster_gives_the_same_run(reference, tmp_path):
     assert settings["scheduler"] == "local"
 
 
+@pytest.mark.broad
 def test_a_cluster_runs_drawn_stages_mlp_and_held_out_tests_the_same(shared_cluster,
                                                                      tmp_path):
     """A generation scored on stages drawn from a set, an MLP policy and
@@ -246,6 +247,7 @@ def test_a_cluster_runs_drawn_stages_mlp_and_held_out_tests_the_same(shared_clus
     assert runs["cluster"] == runs["alone"]
 
 
+@pytest.mark.slow
 def test_a_command_line_cluster_gives_the_same_run_and_resumes_without(
         reference, shared_cluster, tmp_path):
     run_dir = tmp_path / "run"
@@ -267,6 +269,7 @@ def test_a_command_line_cluster_gives_the_same_run_and_resumes_without(
     assert outcome(run_dir) == reference
 
 
+@pytest.mark.slow
 def test_a_worker_killed_during_a_generation_changes_nothing(reference, own_cluster,
                                                              tmp_path):
     run_dir = tmp_path / "run"
@@ -299,6 +302,7 @@ def test_a_worker_killed_during_a_generation_changes_nothing(reference, own_clus
 
 
 # What is lost is the scheduler: one worker is enough.
+@pytest.mark.slow
 @pytest.mark.parametrize("own_cluster", [1], indirect=True, ids=["one-worker"])
 def test_a_lost_scheduler_checkpoints_the_last_generation(reference, own_cluster,
                                                           tmp_path):
@@ -350,6 +354,7 @@ def session_processes(sid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_sigterm_on_a_local_cluster_checkpoints_and_leaves_no_process(tmp_path):
     run_dir = tmp_path / "run"
     run = subprocess.Popen(

@@ -140,6 +140,7 @@ def lines_of(stream) -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 def test_a_scheduler_without_workers_is_said_at_once_and_the_run_waits(tmp_path):
     address = f"tcp://127.0.0.1:{free_port()}"
     scheduler = subprocess.Popen(

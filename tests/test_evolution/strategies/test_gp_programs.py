@@ -128,6 +128,7 @@ def test_no_program_under_the_bound_reads_the_observation(script):
     assert any(reads for reads, _ in trees(gp_program.T_ACTION, bound))
 
 
+@pytest.mark.slow
 def test_the_smallest_command_prints_a_program_that_finishes_hillside(script, lowering,
                                                                       tmp_path):
     out = io.StringIO()

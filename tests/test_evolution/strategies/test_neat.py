@@ -421,6 +421,7 @@ def test_both_engines_evolve_the_same_serially_and_in_parallel(tmp_path):
     assert without_time(compiled.logbook) == without_time(python.logbook)
 
 
+@pytest.mark.slow
 def test_neat_improves_on_hillside_and_only_with_its_fitness(tmp_path, monkeypatch):
     config = run_config(stages=("hillside",), stages_per_generation=None,
                         max_steps=3600, population=50, generations=30, seed=0,

@@ -166,6 +166,7 @@ def test_the_server_serves_nothing_outside_and_stops_on_ctrl_c(tmp_path, one_run
     assert out.startswith("dashboard of ") and "http://127.0.0.1:" in out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
 def test_the_page_in_a_browser_follows_a_live_run(tmp_path, one_run):

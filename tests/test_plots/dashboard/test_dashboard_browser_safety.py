@@ -13,8 +13,9 @@ import pytest
 from test_dashboard import CHROMIUM, dashboard
 from test_dashboard_safety import SCRIPT, write_run
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine "
-                                "(Debian package 'chromium'; .ci/run installs it)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine "
+                                 "(Debian package 'chromium'; .ci/run installs it)")]
 
 
 def test_names_and_values_that_are_html_show_as_text_and_never_run(tmp_path):

@@ -293,6 +293,20 @@ def test_runs_compared_are_overlaid_with_their_best_fitness(method_runs, tmp_pat
         assert source.data["best"] == best_curve(logbook)
 
 
+def test_a_comparison_view_draws_the_methods_picture_of_its_directory(tmp_path):
+    from plots.methods import draw_methods
+    from test_dashboard_groups import compare_dir
+
+    out = compare_dir(tmp_path) / "cmp"
+    html = views.comparison_view(out)
+    assert "<pre>" not in html and "[&quot;" not in html and "['" not in html
+    assert images(html)["methods compared"] == png_of(draw_methods(new_figure(13, 5), out))
+    (out / "compare.json").write_text("{}")
+    with pytest.raises(PlotError, match="not a comparison"):
+        views.comparison_view(out)
+
+
+@pytest.mark.slow
 def test_an_evolution_compare_directory_shows_its_table_and_curves(tmp_path):
     from evolution.compare import table
     from plots.methods import draw_methods

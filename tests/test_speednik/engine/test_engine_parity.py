@@ -45,7 +45,7 @@ def test_loops_at_every_entry_speed(radius):
 
 
 @pytest.mark.parametrize("seeds", first_and_rest(range(50)))
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("difficulty", sweep(["hard", "medium", "easy"]))
 def test_fifty_generated_stages(difficulty, seeds):
     for seed in seeds:
         stage = generate_stage(seed, difficulty)
