@@ -18,6 +18,7 @@ from baseline_play import (baseline_frames, episodes_on_both_engines, play_plan,
                            tails_within_bounds)
 from random_play import play_both_engines, settled, throw_at_random
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
+from sweeps import sweep
 
 STAND_Y = FLOOR_Y - 19.0
 PLAN_NAMES = ("full_lands", "hop_lands", "brake_lands")
@@ -108,7 +109,7 @@ def test_a_charging_spindash_reads_zero():
     assert obs[-5:].tolist() == [0.0] * 5
 
 
-@pytest.mark.parametrize("seed", [200, 201, 10013])
+@pytest.mark.parametrize("seed", sweep([200, 201, 10013]))
 def test_both_engines_agree_frame_by_frame_through_expert_chains(seed):
     # The jump-runner's inputs take the player over pits, chains and
     # springs, where the flights are played.

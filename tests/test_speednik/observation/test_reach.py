@@ -20,6 +20,7 @@ from speednik.simulation import sim_step
 from baseline_play import episodes_on_both_engines, play_plan, right_jumper, tails_within_bounds
 from random_play import compare_each_in_random_play, play_both_engines, settled
 from stage_fixtures import place
+from sweeps import sweep
 
 FULL, HOP, BRAKE, FULL_LATER, HOP_LATER = range(50, 55)
 RUN = InputState(right=True)
@@ -73,8 +74,8 @@ def fast(sim) -> bool:
     return abs(sim.player.physics.x_vel) > TOP_SPEED
 
 
-@pytest.mark.parametrize("stage, every", [("skybridge", 2), ("gen:expert:10058", 2),
-                                          ("gen:expert:10022", 1)])
+@pytest.mark.parametrize("stage, every", sweep([("skybridge", 2), ("gen:expert:10058", 2),
+                                                ("gen:expert:10022", 1)]))
 def test_random_play_from_fast_throws_reads_alike_on_both_engines(stage, every):
     # Random play seldom goes faster than it runs: each try starts with
     # the player thrown along the stage faster than that, then plays on.
@@ -127,7 +128,7 @@ def test_one_compiled_sim_observes_reach_and_stride_each_by_its_own_rule():
     assert compare_each_in_random_play(sim, observations, every=2, seed=5, frames=1200) >= 100
 
 
-@pytest.mark.parametrize("repeat", [2, 1])
+@pytest.mark.parametrize("repeat", sweep([2, 1]))
 def test_whole_episodes_over_reach_are_equal_on_both_engines(repeat):
     genome = right_jumper("reach", {"full_onward": 1.0, "full_onward_later": -2.0,
                                     "jump_held": 1.0})

@@ -24,6 +24,7 @@ from speednik.stages import load_stage
 from baseline_play import episodes_on_both_engines, right_jumper, tails_within_bounds
 from random_play import compare_each_in_random_play, play_both_engines, settled
 from stage_fixtures import FLOOR_Y, brush_stage, pit_stage, place
+from sweeps import sweep
 
 FULL, HOP_VALUE, BRAKE = range(50, 53)
 RUN = InputState(right=True)
@@ -117,8 +118,8 @@ def test_a_jump_onto_wide_ground_reads_1_as_reach_does():
     assert stands_or_falls(played, InputState(right=True, jump_held=True)) == "stood"
 
 
-@pytest.mark.parametrize("stage, seed", [("skybridge", 5), ("gen:expert:10135", 6),
-                                         ("gen:expert:10071", 7)])
+@pytest.mark.parametrize("stage, seed", sweep([("skybridge", 5), ("gen:expert:10135", 6),
+                                               ("gen:expert:10071", 7)]))
 def test_random_play_reads_alike_on_both_engines(stage, seed):
     # One compiled simulation observes "reach" and "stand", each by its
     # own rule: the flights it remembers for one are not taken for the other.
@@ -151,7 +152,7 @@ def test_thrown_over_expert_pits_it_reads_alike_and_differs_from_reach():
     assert differs >= 3
 
 
-@pytest.mark.parametrize("repeat", [2, 1])
+@pytest.mark.parametrize("repeat", sweep([2, 1]))
 def test_whole_episodes_over_stand_are_equal_on_both_engines(repeat):
     genome = right_jumper("stand", {"full_onward": 1.0, "full_onward_later": -2.0,
                                     "jump_held": 1.0})
