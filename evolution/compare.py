@@ -49,6 +49,7 @@ from typing import Sequence
 import numpy as np
 
 from evolution.cli.config_file import file_task_settings, settings_set_by, task_with_file
+from evolution.cli.run_lines import this_python
 from evolution.cli.run_options import build_parser as run_parser
 from evolution.cli.run_options import config_from_args
 from evolution.cli.settings_file import SettingsFileError, read_settings, settings_flags
@@ -117,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
         prog="python -m evolution.compare", error_name="evolution.compare",
         usage="%(prog)s --methods M [M ...] --seeds S [S ...] --frames N --out DIR "
-              "[--jobs J] [--settings FILE ...] [--task FILE.toml] "
+              "[--jobs J] [--settings FILE ...] [--task FILE.toml] [--no-plots] "
               "[-- evolution.run options of the task]",
         description="Run several search methods on one task, each seed of each with the "
                     "same budget of frames played, and print how they did.",
@@ -143,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "compare-task.toml, say); options after -- override it. It "
                         "leaves out what the comparison sets for each run: algorithm "
                         "and a method's settings, seed, max_frames, generations")
+    p.add_argument("--no-plots", action="store_true",
+                   help="draw no compare.png (python -m plots methods DIR draws it later)")
     p.add_argument("task", nargs="*", metavar="-- RUN_OPTION",
                    help="after --: the evolution.run options every run shares")
     return p
@@ -448,6 +451,10 @@ def report(args, task: list[str], pairs, wall: float) -> int:
         print()
         print(improvement_lines(improvement, on))
     print(f"wall time {wall:.0f} s; numbers in {args.out / COMPARE_NAME}")
+    if args.no_plots:
+        print(f"compare.png not drawn (--no-plots); draw it with: "
+              f"{this_python()} -m plots methods {args.out}")
+        return 0
     # plots sits above evolution: the picture is its command's.
     drawn = subprocess.run([sys.executable, "-m", "plots", "methods", str(args.out)],
                            capture_output=True, text=True)

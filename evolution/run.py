@@ -23,7 +23,14 @@ from evolution.numeric_env import differences, numeric_environment
 from evolution.cli.resume import config_for_resume
 from evolution.cli.run_memory import check_memory
 from evolution.cli.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
-from evolution.cli.run_lines import ClusterLines, format_time, make_reporter, policy_words, where_it_runs
+from evolution.cli.run_lines import (
+    ClusterLines,
+    format_time,
+    make_reporter,
+    policy_words,
+    this_python,
+    where_it_runs,
+)
 from evolution.cli.config_file import config_path, with_config_file
 from evolution.cli.run_options import build_parser, config_from_args
 from evolution.config_file import CONFIG_TOML_NAME, read_config_file
@@ -167,7 +174,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     print()
     if outcome.interrupted:
         print(f"interrupted after generation {outcome.generations}; "
-              f"continue with: {_python()} -m evolution.run --resume {run_dir}")
+              f"continue with: {this_python()} -m evolution.run --resume {run_dir}")
     print(f"run directory: {run_dir}")
     print(f"  {CONFIG_NAME}, {CONFIG_TOML_NAME} (plays the run again: --config "
           f"{run_dir / CONFIG_TOML_NAME} --out NEW_DIR), {LOGBOOK_NAME}, "
@@ -194,10 +201,10 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
             for name, (done, count) in h["by_set"].items():
                 print(f"  {name}: {done} of {count} ({100 * done / count:.1f}%)")
     print(f"wall time {format_time(time.perf_counter() - t0)}")
-    print(f"replay it: {_python()} -m runners.replay {run_dir / BEST_NAME}")
+    print(f"replay it: {this_python()} -m runners.replay {run_dir / BEST_NAME}")
     if args.no_plots:
         print(f"fitness.png not drawn (--no-plots); draw it with: "
-              f"{_python()} -m plots fitness {run_dir}")
+              f"{this_python()} -m plots fitness {run_dir}")
     else:
         _draw_fitness(run_dir)
     return signals.exit_status if outcome.interrupted else EXIT_OK
@@ -216,7 +223,7 @@ def _what_was_saved(run_dir: Path, new_run: bool) -> str:
             remove_if_empty(run_dir)
         return NOTHING_SAVED
     return (f"; generation {saved} is checkpointed, continue with: "
-            f"{_python()} -m evolution.run --resume {run_dir}")
+            f"{this_python()} -m evolution.run --resume {run_dir}")
 
 
 def _draw_fitness(run_dir: Path) -> None:
@@ -235,7 +242,7 @@ def _draw_fitness(run_dir: Path) -> None:
     if drawn is not None:
         why = (drawn.stderr.strip().splitlines() or [f"exit status {drawn.returncode}"])[-1]
     print(f"fitness.png not drawn ({why}); draw it with: "
-          f"{_python()} -m plots fitness {run_dir}")
+          f"{this_python()} -m plots fitness {run_dir}")
 
 
 def _prepare_engine(config: EvolutionConfig, quiet: bool) -> None:
@@ -282,17 +289,6 @@ def capped_workers(config: EvolutionConfig) -> tuple[EvolutionConfig, str | None
         note = (f"--workers {config.workers} is more than the {cores} cores of this "
                 f"machine; using {workers} (one per episode of a generation at most)")
     return (config.replace(workers=workers) if workers != config.workers else config), note
-
-
-def _python() -> str:
-    """How to call this interpreter again: the project's venv by its
-    relative path when that is what runs, else plain `python`."""
-    exe = Path(sys.executable)
-    try:
-        rel = exe.relative_to(Path.cwd())
-    except ValueError:
-        return "python"
-    return str(rel)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 from evolution.config import EvolutionConfig
 from evolution.strategies.registry import get_strategy
+
+
+def this_python() -> str:
+    """How to call this interpreter again, in a command printed for the
+    user: the project's venv by its relative path when that is what runs,
+    else plain `python`."""
+    exe = Path(sys.executable)
+    try:
+        rel = exe.relative_to(Path.cwd())
+    except ValueError:
+        return "python"
+    return str(rel)
 
 
 def format_time(seconds: float) -> str:

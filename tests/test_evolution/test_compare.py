@@ -105,7 +105,7 @@ def test_a_finished_comparison_resumes_its_runs_to_the_same_numbers(compared, ca
     out, _ = compared
     before = json.loads((out / "compare.json").read_text())["runs"]
     assert compare.main(["--methods", "ga", "--seeds", "1", "--frames", "8000", "--out",
-                         str(out), "--", *TASK]) == 0
+                         str(out), "--no-plots", "--", *TASK]) == 0
     assert "resumed ga seed 1" in capsys.readouterr().out
     assert compare.read_run(out / "ga-seed1") == before["ga-seed1"]
 
@@ -157,9 +157,13 @@ def test_tuned_settings_reach_their_method_s_runs(tmp_path, capsys):
     write_settings(settings, "openai-es", {"es_lr": 0.02})
     out = tmp_path / "o"
     assert compare.main(["--methods", "openai-es", "--seeds", "0", "--frames", "2000",
-                         "--out", str(out), "--settings", str(settings), "--", *TASK]) == 0
+                         "--out", str(out), "--settings", str(settings), "--no-plots",
+                         "--", *TASK]) == 0
     config = json.loads((out / "openai-es-seed0" / "config.json").read_text())
     assert config["settings"]["options"]["es_lr"] == 0.02
+    # --no-plots: the numbers without the picture, and how to draw it.
+    assert (out / "compare.json").exists() and not (out / "compare.png").exists()
+    assert f"-m plots methods {out}" in capsys.readouterr().out
     line = _refusal(capsys, ["--methods", "ga", "--seeds", "0", "--frames", "2000",
                              "--out", str(tmp_path / "p"), "--settings", str(settings),
                              "--", *TASK])

@@ -317,7 +317,7 @@ def test_compare_takes_its_task_as_a_file(tmp_path):
                            '[method]\npopulation = 6\n[run]\nworkers = 1\n', "task.toml")
     out = tmp_path / "cmp"
     proc = call(compare.main, "--methods", "ga", "--seeds", "0", "--frames", "1500",
-                "--out", out, "--task", task, "--", "--stall-frames", "0")
+                "--out", out, "--task", task, "--no-plots", "--", "--stall-frames", "0")
     assert proc.returncode == 0, proc.stderr
     settings = read_config(out / "ga-seed0")
     assert (settings.stages, settings.max_steps, settings.population,

@@ -490,7 +490,7 @@ def test_the_command_line_runs_gp_replay_prints_the_program_and_compare_takes_it
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "gp_parsimony_size must be a number from 1 to 2" in err[0]
     assert compare.main(["--methods", "gp", "--seeds", "0", "--frames", "3000", "--out",
-                         str(tmp_path / "cmp"), "--", "--stage", "hillside",
+                         str(tmp_path / "cmp"), "--no-plots", "--", "--stage", "hillside",
                          "--population", "6", "--max-steps", "300", "--workers", "1"]) == 0
     assert "| gp | 1 |" in capsys.readouterr().out
 
