@@ -25,8 +25,9 @@ def markdown() -> str:
                      f"{';' + settings if settings else ''}{engine} |")
     for encoder in OBSERVATIONS.values():
         engine = "" if encoder.compiled else " (readable engine only)"
+        record = " (kept for the record)" if encoder.for_the_record else ""
         lines.append(f"| `--observation` | `{encoder.name}` | {encoder.size} values: "
-                     f"{encoder.description}{engine} |")
+                     f"{encoder.description}{engine}{record} |")
     for entry in STRATEGIES.values():
         settings = ", ".join(f"`{s.flag}` (default {s.default:g})" for s in entry.settings)
         lines.append(f"| `--algorithm` | `{entry.name}` | {entry.summary}"

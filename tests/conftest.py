@@ -25,7 +25,8 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "broad: the rest of a sweep (every stage, seed, size or setting beyond the "
-        "first, long random play) whose first instance runs in `make test`; "
+        "first, long random play) whose first instance runs in `make test`, and "
+        "the tests of the observations kept for the record; "
         "`make test-broad` runs these")
     config.addinivalue_line(
         "markers",

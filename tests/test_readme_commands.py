@@ -225,10 +225,11 @@ def test_the_first_choices_are_the_recipe_preset_s():
 def test_the_first_choices_name_registered_choices_and_every_observation():
     """Every name the table shows is registered, the first choice of each
     row among them; every observation is shown once, either as the first
-    choice or as an alternative (the record's marked so)."""
+    choice or as an alternative, and so is every search method; the
+    observations marked as kept for the record are the registry's."""
     from evolution.strategies.registry import STRATEGIES
     from runners.policies import POLICY_FAMILIES
-    from speednik.observation import list_observations
+    from speednik.observation import OBSERVATIONS, list_observations
 
     choices = first_choices()
     for option, flag, names in (("observation", "observation", list_observations()),
@@ -240,10 +241,10 @@ def test_the_first_choices_name_registered_choices_and_every_observation():
         offered = [n for n in re.findall(r"`([a-z][a-z-]*)`", also) if n in names]
         assert chosen[0] not in offered, option
         assert len(set(offered)) == len(offered), option
-        if option == "observation":
+        if option in ("observation", "search method"):
             assert sorted(chosen + offered) == sorted(names), (
-                f"the README's first choices name the observations "
+                f"the README's first choices name the {option}s "
                 f"{sorted(chosen + offered)}; registered: {sorted(names)}")
     record = choices["observation"][1].split("kept for the record:")[1]
-    assert set(re.findall(r"`([a-z]+)`", record)) <= set(list_observations())
-    assert re.findall(r"`([a-z]+)`", record), "no observation is marked as kept for the record"
+    assert sorted(re.findall(r"`([a-z]+)`", record)) == sorted(
+        e.name for e in OBSERVATIONS.values() if e.for_the_record)

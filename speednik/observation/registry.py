@@ -42,6 +42,9 @@ class ObservationEncoder:
     # (`speednik.engine.observation`); None: policies over it run on the
     # readable runner.
     compiled_kind: int | None = None
+    # A step on the way to the observations a run should choose, kept so
+    # that the figures measured over it can be printed again.
+    for_the_record: bool = False
 
     @property
     def size(self) -> int:
@@ -73,7 +76,7 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
     "hazards": ObservationEncoder(
         "hazards", HAZARD_VALUES, extract_hazard_observation,
         "terrain plus rings held, invulnerability, and the enemy (with its motion) "
-        "and spikes ahead", compiled_kind=2),
+        "and spikes ahead", compiled_kind=2, for_the_record=True),
     "stall": ObservationEncoder(
         "stall", STALL_VALUES, extract_stall_observation,
         "hazards plus a clock of the frames since the player last got further",
@@ -82,7 +85,7 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "lookahead", LOOKAHEAD_VALUES, extract_lookahead_observation,
         "stall plus the next spring and its strength, the height of the wall ahead, "
         "a low ceiling ahead, the ground farther on and the spindash charge",
-        compiled_kind=4),
+        compiled_kind=4, for_the_record=True),
     "pits": ObservationEncoder(
         "pits", PITS_VALUES, extract_pits_observation,
         "lookahead plus the next pit ahead, scanned every 16 px: where it starts, how "
@@ -94,32 +97,32 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "pits plus whether a full jump, a hop and a braked hop from now come down on "
         "ground, and the first two pressed a frame later: the player's flight played "
         "forward against the terrain",
-        compiled_kind=6),
+        compiled_kind=6, for_the_record=True),
     "room": ObservationEncoder(
         "room", ROOM_VALUES, extract_room_observation,
         "landing plus how much ground lies ahead of where a full jump and a hop come "
         "down, before the next pit: a jump taken in time from one taken too late",
-        compiled_kind=7),
+        compiled_kind=7, for_the_record=True),
     "footing": ObservationEncoder(
         "footing", FOOTING_VALUES, extract_footing_observation,
         "pits plus whether the flights of landing come down on ground the player can "
         "stand on: at any depth, for as long as a red spring throws, and not onto spikes",
-        compiled_kind=8),
+        compiled_kind=8, for_the_record=True),
     "local": ObservationEncoder(
         "local", LOCAL_VALUES, extract_local_observation,
         "footing without where on the stage the player is and when (x, y, max_x, "
         "goal_dx, time): only what lies around the player",
-        compiled_kind=9),
+        compiled_kind=9, for_the_record=True),
     "onward": ObservationEncoder(
         "onward", ONWARD_VALUES, extract_onward_observation,
         "local with its flights read 1 only when the player comes down moving on (a jump "
         "from a steep climb that throws it back reads 0), played on steep ground too",
-        compiled_kind=10),
+        compiled_kind=10, for_the_record=True),
     "stride": ObservationEncoder(
         "stride", STRIDE_VALUES, extract_stride_observation,
         "onward for a policy deciding every other frame (--action-repeat 2): its two "
         "later flights press jump two frames later, at the next decision",
-        compiled_kind=11),
+        compiled_kind=11, for_the_record=True),
     "reach": ObservationEncoder(
         "reach", REACH_VALUES, extract_reach_observation,
         "stride with its flights played whenever the player is faster than it runs, when "

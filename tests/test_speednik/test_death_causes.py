@@ -17,7 +17,8 @@ from speednik.events import CAUSES, DamageEvent, DeathEvent
 from speednik.physics import InputState
 from speednik.simulation import create_sim, sim_step
 
-from engine_parity import first_difference
+from engine_parity import OBSERVED, first_difference
+from sweeps import sweep
 from stage_fixtures import FLOOR_Y, flat_stage, pit_stage, wall_stage
 
 RIGHT = InputState(right=True)
@@ -76,14 +77,15 @@ def play(step, frames: int) -> list[tuple[int, object]]:
     return seen
 
 
+@pytest.mark.parametrize("observed", sweep(OBSERVED))
 @pytest.mark.parametrize("name", list(SCENARIOS))
-def test_both_engines_name_the_cause_on_the_frame_and_after(name):
+def test_both_engines_name_the_cause_on_the_frame_and_after(name, observed):
     build, hurt_by, cause = SCENARIOS[name]
     stage = build()
     # State, events with their causes and observations equal, frame by
     # frame, up to the death and five frames past it.
     sim = create_sim(stage)
-    assert first_difference(sim, [RIGHT] * FRAMES, after_end=5) is None
+    assert first_difference(sim, [RIGHT] * FRAMES, OBSERVED[observed], after_end=5) is None
     assert sim.player_dead and sim.death_cause == cause
 
     readable = create_sim(stage)

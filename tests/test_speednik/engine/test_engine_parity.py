@@ -3,8 +3,9 @@
 both observations, with random inputs on every built-in stage, on loops
 of every size at every entry speed, on generated stages of every
 difficulty, and after hand-set states (springs, enemies, spikes). The
-first stage, seed and loop of each sweep run by default, the rest with
-the broad tests."""
+first stage, seed and loop of each sweep run by default, over the
+observations a run chooses among; the rest, and the observations kept for
+the record, with the broad tests."""
 from __future__ import annotations
 
 import pytest
@@ -13,7 +14,7 @@ from speednik.physics import InputState
 from speednik.simulation import create_sim
 from speednik.stages import generate_stage, list_stages, load_stage
 
-from engine_parity import first_difference, parity_from_start
+from engine_parity import OBSERVED, first_difference, parity_from_start
 from fuzz_inputs import random_inputs
 from sweeps import first_and_rest, sweep
 from terrain_builders import loop_stage
@@ -21,12 +22,13 @@ from terrain_builders import loop_stage
 SPEEDS = [s / 2 for s in range(2, 33)]  # 1.0 .. 16.0
 
 
+@pytest.mark.parametrize("observed", sweep(OBSERVED))
 @pytest.mark.parametrize("seeds", first_and_rest(range(12)))
 @pytest.mark.parametrize("name", sweep(list_stages()))
-def test_builtin_stages_random_inputs(name, seeds):
+def test_builtin_stages_random_inputs(name, seeds, observed):
     stage = load_stage(name)
     for seed in seeds:
-        error = parity_from_start(stage, random_inputs(seed, 3000))
+        error = parity_from_start(stage, random_inputs(seed, 3000), OBSERVED[observed])
         assert error is None, f"seed {seed}: {error}"
 
 
@@ -44,23 +46,27 @@ def test_loops_at_every_entry_speed(radius):
             assert error is None, f"radius {radius}, speed {speed}: {error}"
 
 
+@pytest.mark.parametrize("observed", sweep(OBSERVED))
 @pytest.mark.parametrize("seeds", first_and_rest(range(50)))
 @pytest.mark.parametrize("difficulty", sweep(["hard", "medium", "easy"]))
-def test_fifty_generated_stages(difficulty, seeds):
+def test_fifty_generated_stages(difficulty, seeds, observed):
     for seed in seeds:
         stage = generate_stage(seed, difficulty)
-        error = parity_from_start(stage, random_inputs(seed, 900), observe=seed % 5 == 0)
+        error = parity_from_start(stage, random_inputs(seed, 900),
+                                  observe=seed % 5 == 0 and OBSERVED[observed])
         assert error is None, f"{difficulty} seed {seed}: {error}"
 
 
+@pytest.mark.parametrize("observed", sweep(OBSERVED))
 @pytest.mark.parametrize("seeds", first_and_rest(range(12)))
-def test_expert_stages_with_every_observation(seeds):
+def test_expert_stages_with_every_observation(seeds, observed):
     """Expert stages chain pits, springs and platforms: random play on them
     crosses what the pit scan and the spring probes read."""
     for seed in seeds:
         stage = load_stage(f"gen:expert:{seed}")
         for run in range(2):
-            error = parity_from_start(stage, random_inputs(100 * seed + run, 1200))
+            error = parity_from_start(stage, random_inputs(100 * seed + run, 1200),
+                                      OBSERVED[observed])
             assert error is None, f"expert seed {seed}: {error}"
 
 

@@ -24,6 +24,10 @@ from baseline_play import episodes_on_both_engines, play_plan, right_jumper, tai
 from random_play import compare_in_random_play, play_both_engines, settled, throw_at_random
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, place
 
+# An observation kept for the record (speednik.observation.registry):
+# its tests run with the broad ones.
+pytestmark = pytest.mark.broad
+
 STAND_Y = FLOOR_Y - 19.0
 RUNNING = dict(on_ground=True, ground_speed=6.0, x_vel=6.0, facing_right=True)
 # The game's outcome of each plan (`play_plan`), as a value reads it.

@@ -20,6 +20,10 @@ from random_play import play_both_engines, settled, throw_at_random
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
 from sweeps import sweep
 
+# An observation kept for the record (speednik.observation.registry):
+# its tests run with the broad ones.
+pytestmark = pytest.mark.broad
+
 STAND_Y = FLOOR_Y - 19.0
 PLAN_NAMES = ("full_lands", "hop_lands", "brake_lands")
 

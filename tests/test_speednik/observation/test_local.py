@@ -21,6 +21,10 @@ from baseline_play import episodes_on_both_engines, right_jumper, tails_within_b
 from random_play import play_both_engines, settled
 from stage_fixtures import FLOOR_Y, build_stage, floor_grid, place
 
+# An observation kept for the record (speednik.observation.registry):
+# its tests run with the broad ones.
+pytestmark = pytest.mark.broad
+
 STAND_Y = FLOOR_Y - 19.0
 RUNNING = dict(on_ground=True, ground_speed=6.0, x_vel=6.0, facing_right=True)
 

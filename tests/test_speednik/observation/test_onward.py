@@ -25,6 +25,10 @@ from baseline_play import episodes_on_both_engines, play_plan, right_jumper, tai
 from random_play import play_both_engines
 from stage_fixtures import build_stage, floor_grid
 
+# An observation kept for the record (speednik.observation.registry):
+# its tests run with the broad ones.
+pytestmark = pytest.mark.broad
+
 FLOOR = 900
 CLIMB_X, CLIMB_LEN, CLIMB_RISE = 384, 320, 256   # 38.7 degrees
 

@@ -20,6 +20,10 @@ from baseline_play import (baseline_frames, episodes_on_both_engines, play_plan,
                            tails_within_bounds)
 from stage_fixtures import FLOOR_Y, build_stage, flat_stage, floor_grid, pit_stage, place
 
+# An observation kept for the record (speednik.observation.registry):
+# its tests run with the broad ones.
+pytestmark = pytest.mark.broad
+
 STAND_Y = FLOOR_Y - 19.0
 RUNNING = dict(on_ground=True, ground_speed=6.0, x_vel=6.0, facing_right=True)
 TAIL = ("full_lands", "hop_lands", "brake_lands", "full_lands_later", "hop_lands_later",

@@ -19,6 +19,10 @@ from speednik.stages import load_stage
 from baseline_play import episodes_on_both_engines, right_jumper, tails_within_bounds
 from random_play import compare_each_in_random_play, compare_in_random_play
 
+# An observation kept for the record (speednik.observation.registry):
+# its tests run with the broad ones.
+pytestmark = pytest.mark.broad
+
 FULL, HOP, BRAKE, FULL_LATER, HOP_LATER = range(50, 55)
 RUN = InputState(right=True)
 
