@@ -22,7 +22,9 @@ stages (the held-out results best.json keeps), of `UNTOUCHED`, 200 more
 stages per difficulty that no setting was ever chosen on, and of the
 three built-in stages, which no run trains on (transfer), with the wall
 time of the run; then how many of the hand-made validation stages
-(`speednik/stages/handmade/`) it finishes. The baselines are played on the same test stages. Targets:
+(`speednik/stages/handmade/`) it finishes, and apart from them how many
+of the hand-made held-out stages (`speednik/stages/handmade/heldout/`,
+which no setting is chosen on). The baselines are played on the same test stages. Targets:
 at least 97% of the medium, 95% of the hard and 90% of the expert test
 stages and all three built-in stages, in at most 15 minutes of wall time
 on a 2-core machine, for every seed.
@@ -47,7 +49,7 @@ from evolution.config_file import read_config_file  # noqa: E402
 from evolution.run import main as evolution_main  # noqa: E402
 from runners import RunnerConfig, run_episodes  # noqa: E402
 from runners.genome_file import load_genome_file  # noqa: E402
-from speednik.stages import expand_stages, handmade_stages  # noqa: E402
+from speednik.stages import expand_stages, handmade_heldout_stages, handmade_stages  # noqa: E402
 
 CONFIGS = ROOT / "configs"
 # Reported only: never looked at while choosing the recipe's settings.
@@ -57,6 +59,8 @@ TRANSFER = ("hillside", "pipeworks", "skybridge")
 # Hand-made stages that are not built-in, for choosing settings: how a
 # policy plays stages a designer wrote, without looking at TRANSFER.
 HANDMADE = tuple(handmade_stages())
+# Reported only, as UNTOUCHED: hand-made stages written apart.
+HANDMADE_HELDOUT = tuple(handmade_heldout_stages())
 # --variant NAME: the preset it runs, and what it is.
 VARIANTS = {
     "recipe": (CONFIGS / "recipe.toml", "the README's recipe"),
@@ -237,9 +241,11 @@ def main(argv: list[str] | None = None) -> int:
                 print("    validation  " + "  ".join(
                     f"{d} {fmt(v)}" for d, v in validation.items()), flush=True)
             if not a.short:
-                hand = [Path(p).stem for p in finished(run_dir, HANDMADE)]
-                print(f"    hand-made  {len(hand)}/{len(HANDMADE)} ({', '.join(hand) or 'none'})",
-                      flush=True)
+                for label, stages in (("hand-made", HANDMADE),
+                                      ("hand-made held-out", HANDMADE_HELDOUT)):
+                    hand = [Path(p).stem for p in finished(run_dir, stages)]
+                    print(f"    {label}  {len(hand)}/{len(stages)} "
+                          f"({', '.join(hand) or 'none'})", flush=True)
             if untouched:
                 print("    untouched  " + "  ".join(
                     f"{d} {fmt(v)}" for d, v in completed(run_dir, untouched).items()), flush=True)

@@ -67,7 +67,9 @@ BUILTIN_STAGES = ("hillside", "pipeworks", "skybridge")
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
 # Hand-made stages that are not built-in: no run trains on them; they are
 # there to choose settings by how policies play stages a designer wrote.
+# Those of its `heldout` folder, written apart, are only reported on.
 HANDMADE_DIR = Path(__file__).resolve().parent / "handmade"
+HANDMADE_HELDOUT_DIR = HANDMADE_DIR / "heldout"
 
 # Stages kept by a `keep_stages` holder, with how many hold each, and the
 # most recently used others (least recent first), at most CACHE_SIZE.
@@ -185,6 +187,12 @@ def handmade_stages() -> list[str]:
     return [str(p) for p in sorted(HANDMADE_DIR.glob("*.toml"))]
 
 
+def handmade_heldout_stages() -> list[str]:
+    """Paths of the hand-made held-out stages (`HANDMADE_HELDOUT_DIR`), by
+    name: designed stages no setting is chosen on, reported apart."""
+    return [str(p) for p in sorted(HANDMADE_HELDOUT_DIR.glob("*.toml"))]
+
+
 def _is_path(name: str) -> bool:
     return name.endswith(".toml") or "/" in name or os.sep in name
 
@@ -280,7 +288,7 @@ def generate_stage(seed: int, difficulty: str | int = "medium") -> Stage:
 
 __all__ = [
     "Stage", "StageError", "UnknownStageError", "load_stage", "list_stages",
-    "handmade_stages", "HANDMADE_DIR",
+    "handmade_stages", "HANDMADE_DIR", "handmade_heldout_stages", "HANDMADE_HELDOUT_DIR",
     "generate_stage", "load_profile", "build_stage", "generate_profile",
     "certify_expert_stages",
     "Profile", "StageInfo", "SegmentSpec", "EntitySpec", "read_profile",
