@@ -113,9 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
              "gen:expert:10000-10199 beside it")
     opt("--observation",
         help="what the policy sees: " + "; ".join(
-            f"'{e.name}' ({e.size} values: {e.description}"
-            f"{'; kept for the record' if e.for_the_record else ''})"
-            for e in OBSERVATIONS.values()))
+            f"'{e.name}' ({e.size} values: {e.description})"
+            for e in OBSERVATIONS.values() if not e.for_the_record)
+        + "; kept for the record, as steps on the way to 'reach' (python -m "
+          "evolution.choices describes them): " + ", ".join(
+            f"'{e.name}'" for e in OBSERVATIONS.values() if e.for_the_record))
     opt("--max-steps", type=int, help="frames per episode before it ends as a timeout")
     opt("--stall-frames", type=int,
         help="end an episode as stalled after this many frames without new "

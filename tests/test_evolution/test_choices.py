@@ -28,3 +28,16 @@ def test_the_command_line_offers_the_registered_names():
     for family in POLICY_FAMILIES.values():
         for setting in family.settings:
             assert setting.name in actions
+
+
+def test_the_help_describes_the_observations_to_choose_and_names_the_record_s():
+    from speednik.observation import OBSERVATIONS
+
+    text = " ".join({a.dest: a for a in build_parser()._actions}["observation"].help.split())
+    text = text.split(" (default:")[0]      # what argparse appends
+    chosen, record = text.split("kept for the record")
+    for encoder in OBSERVATIONS.values():
+        if encoder.for_the_record:
+            assert f"'{encoder.name}'" in record and f"'{encoder.name}' (" not in text
+        else:
+            assert f"'{encoder.name}' ({encoder.size} values: {encoder.description})" in chosen
