@@ -16,16 +16,22 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy import stats
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
 
 
+def _scipy_stats():
+    # Importing scipy.stats takes a second and a half: a command that
+    # refuses its input or prints its help should not wait for it.
+    from scipy import stats
+    return stats
+
+
 def iqm(values: Sequence[float], axis: int | None = None) -> float | np.ndarray:
     """The interquartile mean: the mean of the middle half of the values
     (25% trimmed from each end, as scipy's `trim_mean` cuts them)."""
-    return stats.trim_mean(np.asarray(values, dtype=np.float64), 0.25, axis=axis)
+    return _scipy_stats().trim_mean(np.asarray(values, dtype=np.float64), 0.25, axis=axis)
 
 
 def median(values: Sequence[float], axis: int | None = None) -> float | np.ndarray:
@@ -42,7 +48,7 @@ def interval(samples: Sequence[Sequence[float]], statistic: Callable,
     value = float(statistic(*data))
     if any(len(s) < 2 for s in data) or all(np.ptp(s) == 0 for s in data):
         return value, value
-    result = stats.bootstrap(data, statistic, n_resamples=RESAMPLES,
+    result = _scipy_stats().bootstrap(data, statistic, n_resamples=RESAMPLES,
                              confidence_level=CONFIDENCE, method="percentile",
                              vectorized=False, paired=False,
                              rng=np.random.default_rng(seed))
@@ -53,7 +59,7 @@ def probability_of_improvement(x: Sequence[float], y: Sequence[float]) -> float:
     """P(X > Y) + P(X = Y) / 2 for a run X of one method and a run Y of
     another: the Mann-Whitney U statistic of x over the number of pairs."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    return float(stats.mannwhitneyu(x, y).statistic / (len(x) * len(y)))
+    return float(_scipy_stats().mannwhitneyu(x, y).statistic / (len(x) * len(y)))
 
 
 def performance_profile(values: Sequence[float], thresholds: Sequence[float]) -> np.ndarray:

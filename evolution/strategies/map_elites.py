@@ -25,9 +25,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from ribs.archives import GridArchive
-from ribs.emitters import IsoLineEmitter
-from ribs.schedulers import Scheduler
 
 from evolution.individual import make_individual
 from evolution.search_state import CheckpointError
@@ -63,6 +60,11 @@ def _seed(config: SearchSettings, stream: int) -> int:
 class MapElites(Strategy):
     def __init__(self, config: SearchSettings, size: int) -> None:
         super().__init__(config, size)
+        # pyribs imports torch and scikit-learn, four seconds: only a run
+        # of this method pays for them.
+        from ribs.archives import GridArchive
+        from ribs.emitters import IsoLineEmitter
+        from ribs.schedulers import Scheduler
         bins = int(config.options["qd_bins"])
         self.grid = GridArchive(solution_dim=size, dims=(bins, bins), ranges=RANGES,
                                 seed=_seed(config, ARCHIVE_STREAM))

@@ -4,13 +4,22 @@ adapter's episodes are the vector environment's, with SB3's ending
 infos."""
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 import numpy as np
 import pytest
 
 from speednik.vector_env import SpeednikVectorEnv
 
-pytest.importorskip("stable_baselines3")
-from speednik.sb3_vec_env import SB3VecEnv  # noqa: E402
+# Found, not imported: SB3 imports torch (seconds), which only the worker
+# that runs these tests should pay for.
+pytestmark = pytest.mark.skipif(find_spec("stable_baselines3") is None,
+                                reason="needs the 'rl' extra")
+
+
+def SB3VecEnv(*args, **kwargs):
+    from speednik.sb3_vec_env import SB3VecEnv as adapter
+    return adapter(*args, **kwargs)
 
 STAGES = "gen:medium:0-7"
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import csv
 import json
+from importlib.util import find_spec
 
 import numpy as np
 import pytest
 
-pytest.importorskip("stable_baselines3")
+# Found, not imported: SB3 imports torch (seconds), which only the worker
+# that runs these tests should pay for.
+pytestmark = pytest.mark.skipif(find_spec("stable_baselines3") is None,
+                                reason="needs the 'rl' extra")
 
 from evolution.config import EvolutionConfig  # noqa: E402
 from evolution.loop.checkpoint import CheckpointError  # noqa: E402
