@@ -7,7 +7,7 @@ method's run beats another's, and performance profiles.
 A comparison has one task, so the stratified bootstrap of rliable (runs
 resampled within each task) resamples the runs of each method; two
 methods are resampled independently of each other. The arithmetic is
-scipy's (`stats.trim_mean`, `stats.bootstrap`, `stats.mannwhitneyu`),
+scipy's (`stats.trim_mean`, `stats.bootstrap`) and numpy's (the pairs),
 each resampling with a generator of its own seed: the same scores give
 the same intervals.
 """
@@ -41,7 +41,8 @@ def median(values: Sequence[float], axis: int | None = None) -> float | np.ndarr
 def interval(samples: Sequence[Sequence[float]], statistic: Callable,
              seed: int = 0) -> tuple[float, float]:
     """The 95% percentile bootstrap interval of `statistic` over one or
-    more independent samples (each resampled within itself). A sample of
+    more independent samples (each resampled within itself). The statistic
+    takes `axis`, as numpy's do: all resamples are one call. A sample of
     one value, or of equal values, has nothing to resample: the interval
     is the statistic itself."""
     data = tuple(np.asarray(s, dtype=np.float64) for s in samples)
@@ -50,16 +51,21 @@ def interval(samples: Sequence[Sequence[float]], statistic: Callable,
         return value, value
     result = _scipy_stats().bootstrap(data, statistic, n_resamples=RESAMPLES,
                              confidence_level=CONFIDENCE, method="percentile",
-                             vectorized=False, paired=False,
+                             vectorized=True, paired=False,
                              rng=np.random.default_rng(seed))
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
-def probability_of_improvement(x: Sequence[float], y: Sequence[float]) -> float:
+def probability_of_improvement(x: Sequence[float], y: Sequence[float],
+                               axis: int = -1) -> float | np.ndarray:
     """P(X > Y) + P(X = Y) / 2 for a run X of one method and a run Y of
-    another: the Mann-Whitney U statistic of x over the number of pairs."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    return float(_scipy_stats().mannwhitneyu(x, y).statistic / (len(x) * len(y)))
+    another: the Mann-Whitney U statistic of x over the number of pairs,
+    counted over every pair at once (so a batch of resamples, along the
+    other axes, is one call)."""
+    x = np.moveaxis(np.asarray(x, dtype=np.float64), axis, -1)[..., :, None]
+    y = np.moveaxis(np.asarray(y, dtype=np.float64), axis, -1)[..., None, :]
+    p = ((x > y) + 0.5 * (x == y)).mean(axis=(-2, -1))
+    return float(p) if p.ndim == 0 else p
 
 
 def performance_profile(values: Sequence[float], thresholds: Sequence[float]) -> np.ndarray:

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from evolution.stats import (
+    CONFIDENCE,
+    RESAMPLES,
     improvement_table,
     interval,
     iqm,
@@ -34,6 +36,26 @@ def test_probability_of_improvement_counts_pairs_and_half_the_ties():
     assert probability_of_improvement(x, y) == pytest.approx(np.mean(pairs))
     assert probability_of_improvement(x, y) + probability_of_improvement(y, x) == \
         pytest.approx(1.0)
+    # A batch of samples along the first axis is each sample's value.
+    xs, ys = rng.integers(0, 5, (4, 7)), rng.integers(0, 5, (4, 6))
+    assert probability_of_improvement(xs, ys).tolist() == \
+        [probability_of_improvement(a, b) for a, b in zip(xs, ys)]
+
+
+def test_batched_intervals_are_those_of_one_resample_at_a_time():
+    # The interval of the pairs' statistic, all resamples in one call, is
+    # scipy's bootstrap of the definition (Mann-Whitney's U over the pairs)
+    # called once per resample, with the same generator.
+    from scipy import stats
+    x, y = [0.2, 0.5, 0.6, 0.9, 0.95], [0.1, 0.5, 0.7, 0.3, 0.2]
+
+    def one_at_a_time(a, b):
+        return stats.mannwhitneyu(a, b).statistic / (len(a) * len(b))
+
+    slow = stats.bootstrap((np.array(x), np.array(y)), one_at_a_time, n_resamples=RESAMPLES,
+                           confidence_level=CONFIDENCE, method="percentile", vectorized=False,
+                           paired=False, rng=np.random.default_rng(3)).confidence_interval
+    assert interval([x, y], probability_of_improvement, seed=3) == (slow.low, slow.high)
 
 
 def test_performance_profile_is_the_fraction_above_each_threshold():
