@@ -19,7 +19,7 @@ from commands import evolution_run
 from paths import REPO_ROOT
 
 FAST = ["--population", "6", "--max-steps", "200", "--workers", "1", "--quiet",
-        "--generations", "1"]
+        "--generations", "1", "--no-plots"]
 
 
 def run_cli(*args):

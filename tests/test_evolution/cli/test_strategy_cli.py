@@ -10,7 +10,7 @@ from evolution import run
 from evolution.strategies.registry import get_strategy
 
 FAST = ["--population", "6", "--max-steps", "300", "--workers", "1", "--quiet",
-        "--stage", "hillside"]
+        "--stage", "hillside", "--no-plots"]
 
 
 def one_line_error(capsys, argv) -> str:

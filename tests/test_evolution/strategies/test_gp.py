@@ -474,7 +474,7 @@ def test_the_command_line_runs_gp_replay_prints_the_program_and_compare_takes_it
     out = tmp_path / "cli"
     argv = ["--algorithm", "gp", "--population", "8", "--generations", "2",
             "--max-steps", "300", "--workers", "1", "--quiet", "--stage", "hillside",
-            "--gp-max-height", "6", "--out", str(out)]
+            "--gp-max-height", "6", "--no-plots", "--out", str(out)]
     assert run.main(argv) == 0
     settings = json.loads((out / "config.json").read_text())["settings"]
     assert settings["policy"] == "gp" and settings["options"]["gp_max_height"] == 6

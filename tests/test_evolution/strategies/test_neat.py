@@ -452,7 +452,7 @@ def test_the_command_line_runs_neat_and_names_a_wrong_policy(tmp_path, capsys):
     out = tmp_path / "cli"
     argv = ["--algorithm", "neat", "--population", "8", "--generations", "2",
             "--max-steps", "300", "--workers", "1", "--quiet", "--stage", "hillside",
-            "--neat-compat-threshold", "2.0", "--out", str(out)]
+            "--neat-compat-threshold", "2.0", "--no-plots", "--out", str(out)]
     assert run.main(argv) == 0
     settings = json.loads((out / "config.json").read_text())["settings"]
     assert settings["policy"] == "neat" and settings["algorithm"] == "neat"
