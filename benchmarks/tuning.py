@@ -16,8 +16,9 @@ a stopped run resumes, and the tuning resumes its study.
 
 Prints a row per method: the trials, the settings the best trial found,
 and the validation stages finished (of 150) with the defaults before
-tuning, with the settings found, and with the defaults now. A trial
-takes 1.5 to 2 minutes on 2 cores, NEAT's 3 to 5.
+tuning, with the settings found, and with the defaults now. A trial of
+CMA-ES took 4 minutes on the 2-core machine, quiet; PPO plays about six
+times fewer frames a second (docs/ppo.md).
 """
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ TASK = ["--stage", "gen:medium:0-15", "gen:hard:0-15", "gen:expert:200-263",
         "gen:expert:10000-10049", "--test-every", "25", "--observation", "pits",
         "--population", "80", "--workers", "2", "--seed", "0"]
 VALIDATION_STAGES = 150
+# PPO's updates run torch on one thread (so that its numbers do not depend
+# on the machine), which leaves the other core idle for most of a trial:
+# two tuning processes share its study, each playing a trial. The first
+# ten trials are TPE's random start, whose settings do not depend on how
+# many processes draw them (`evolution.tune`), so up to --trials 10 the
+# tuning is the one a single process makes, in half the time.
+PROCESSES = {"ppo": 2}
 # The defaults a method had before its tuning made new ones.
 EARLIER_DEFAULTS = {
     "openai-es": {"es_sigma": 0.1, "es_lr": 0.1, "es_weight_decay": 0.005},
@@ -89,8 +97,13 @@ def validation_run(method: str, frames: int, run_dir: Path, settings: dict | Non
 def tuned(method: str, trials: int, frames: int, out: Path) -> tuple[int, dict, int]:
     """(trials, best settings, validation stages they finish)."""
     where = out / f"tune-{method}"
-    python("-m", "evolution.tune", "--method", method, "--trials", str(trials), "--frames",
-           str(frames), "--out", str(where), "--", *TASK)
+    command = [sys.executable, "-m", "evolution.tune", "--method", method, "--trials",
+               str(trials), "--frames", str(frames), "--out", str(where), "--", *TASK]
+    processes = [subprocess.Popen(command, cwd=ROOT)
+                 for _ in range(PROCESSES.get(method, 1))]
+    for status in [p.wait() for p in processes]:
+        if status:
+            raise subprocess.CalledProcessError(status, command)
     best = json.loads((where / BEST_NAME).read_text())
     trial_dir = where / TRIALS_DIR / f"{best['found']['trial']:04d}"
     goals = validation_goals(trial_dir)
