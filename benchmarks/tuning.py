@@ -43,13 +43,16 @@ TASK = ["--stage", "gen:medium:0-15", "gen:hard:0-15", "gen:expert:200-263",
         "gen:expert:10000-10049", "--test-every", "25", "--observation", "pits",
         "--population", "80", "--workers", "2", "--seed", "0"]
 VALIDATION_STAGES = 150
-# PPO's updates run torch on one thread (so that its numbers do not depend
-# on the machine), which leaves the other core idle for most of a trial:
-# two tuning processes share its study, each playing a trial. The first
-# ten trials are TPE's random start, whose settings do not depend on how
-# many processes draw them (`evolution.tune`), so up to --trials 10 the
-# tuning is the one a single process makes, in half the time.
-PROCESSES = {"ppo": 2}
+# Two tuning processes share each method's study, each playing a trial.
+# No method keeps both cores busy alone: PPO's updates run torch on one
+# thread (so its numbers do not depend on the machine), and the others'
+# generations have stretches of Python between compiled batches (a trial
+# of OpenAI-ES used 1.56 cores). The first ten trials are TPE's random
+# start (optuna's default), whose settings do not depend on how many
+# processes draw them (`evolution.tune`): up to ten trials the tuning is
+# the one a single process makes. Asked for more, one process plays them
+# all, so that every later trial is drawn from all the trials before it.
+PROCESSES, RANDOM_START = 2, 10
 # The defaults a method had before its tuning made new ones.
 EARLIER_DEFAULTS = {
     "openai-es": {"es_sigma": 0.1, "es_lr": 0.1, "es_weight_decay": 0.005},
@@ -100,7 +103,7 @@ def tuned(method: str, trials: int, frames: int, out: Path) -> tuple[int, dict, 
     command = [sys.executable, "-m", "evolution.tune", "--method", method, "--trials",
                str(trials), "--frames", str(frames), "--out", str(where), "--", *TASK]
     processes = [subprocess.Popen(command, cwd=ROOT)
-                 for _ in range(PROCESSES.get(method, 1))]
+                 for _ in range(PROCESSES if trials <= RANDOM_START else 1)]
     for status in [p.wait() for p in processes]:
         if status:
             raise subprocess.CalledProcessError(status, command)
