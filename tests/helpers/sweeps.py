@@ -8,7 +8,13 @@ broad and run in `make test-broad`.
 Crossed, two sweeps leave one case in `make test`: their first values. A
 test that loops over seeds takes them as two cases instead:
 
-    @pytest.mark.parametrize("seeds", first_and_rest(range(12)))"""
+    @pytest.mark.parametrize("seeds", first_and_rest(range(12)))
+
+Two lists whose values are each worth proving once, but not in every
+pairing, are crossed with `crossed`: `make test` keeps a diagonal that
+holds every value of both, the other pairs are broad.
+
+    @pytest.mark.parametrize("mode, observation", crossed(MODES, OBSERVATIONS))"""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -39,3 +45,22 @@ def first_and_rest(values: Iterable, keep: int = 1) -> list:
         raise ValueError(f"keep must be 1 to {len(values) - 1}, not {keep}")
     return [pytest.param(values[:keep], id="first"),
             pytest.param(values[keep:], id="rest", marks=pytest.mark.broad)]
+
+
+def _args(value) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def crossed(first: Iterable, second: Iterable) -> list:
+    """Every pair of a value of `first` and a value of `second`, for
+    `pytest.mark.parametrize`: the pairs (first[k], second[k]), the shorter
+    list taken round again, run in `make test`, so each value of each list
+    runs there once; the other pairs are marked broad. A tuple value fills
+    several argument names."""
+    first, second = list(first), list(second)
+    if not first or not second:
+        raise ValueError("crossed needs values in both lists")
+    kept = {(k % len(first), k % len(second)) for k in range(max(len(first), len(second)))}
+    return [pytest.param(*_args(a), *_args(b),
+                         marks=() if (i, j) in kept else (pytest.mark.broad,))
+            for i, a in enumerate(first) for j, b in enumerate(second)]

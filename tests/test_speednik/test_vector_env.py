@@ -10,6 +10,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 import speednik.env  # noqa: F401  (registers the ids)
 from speednik.env import GeneratedEnv, SpeednikEnv
 from speednik.vector_env import GeneratedVectorEnv, SpeednikVectorEnv
+from sweeps import crossed
 
 
 def assert_infos_equal(got: dict, want: dict, where: str) -> None:
@@ -97,10 +98,9 @@ def test_stage_list_episodes_equal_the_single_env(observation):
     assert resets >= n
 
 
-@pytest.mark.parametrize("mode", list(AutoresetMode))
-@pytest.mark.parametrize("observation, difficulty", [("basic", "hard"),
-                                                    ("terrain", "medium"),
-                                                    ("stand", "hard")])
+@pytest.mark.parametrize("mode, observation, difficulty",
+                         crossed(list(AutoresetMode), [("basic", "hard"), ("terrain", "medium"),
+                                                       ("stand", "hard")]))
 def test_generated_episodes_equal_sync_vector_env(mode, observation, difficulty):
     """GeneratedVectorEnv against Gymnasium's own SyncVectorEnv of
     GeneratedEnvs, in each autoreset mode: observations, rewards,

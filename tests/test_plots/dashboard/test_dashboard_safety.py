@@ -65,13 +65,23 @@ def test_a_setting_of_the_wrong_type_is_one_damaged_row(tmp_path, key, value):
     status = rows["bad"]["status"]
     assert status.startswith("damaged: ") and f"settings.{key}" in status and \
         "accepted" in status
-    # The page over it refreshes, and shows it when chosen.
+
+
+def test_the_page_over_runs_of_every_wrong_type_shows_each(tmp_path):
+    # One page over all of them (a page takes a third of a second to make):
+    # it refreshes, shows each damaged run when chosen, and a run added
+    # afterwards appears.
+    root = tmp_path / "runs"
+    write_run(root / "good")
+    bad = [f"bad-{k}" for k in range(len(TYPE_CONFUSED))]
+    for name, (key, value) in zip(bad, TYPE_CONFUSED):
+        write_run(root / name, {key: value})
     page = Page(RunsDir(root))
     page.refresh()
-    page.chosen = "bad"
-    page.show_run()
-    assert "damaged" in page.detail.text
-    # A run added afterwards appears.
+    for name, (key, _) in zip(bad, TYPE_CONFUSED):
+        page.chosen = name
+        page.show_run()
+        assert "damaged" in page.detail.text and f"settings.{key}" in page.detail.text, name
     write_run(root / "later")
     page.refresh()
     assert "later" in page.table_source.data["name"]
