@@ -15,6 +15,14 @@ elsewhere instead: that is how a genome's generalisation is tried. A
 generated set (`gen:DIFFICULTY:SEEDS`) plays each of its stages and ends
 with the completion rate (of each set and of all, when several are named).
 
+A genome plays on the compiled engine, a batch of stages at a time on
+every core, with the readable runner's results (`runners.parallel`): a
+hundred stages take seconds. Episodes that are drawn, and baseline agents,
+play on the readable runner. The planner's draw of each expert stage is
+taken from the record the run that certified it left
+(`speednik.stages.certified_draws`), or found on every core before the
+first episode.
+
 `--why` adds, under each episode that ended in a death, what
 `runners.diagnosis` finds: where the player left the ground, and the
 last decision at which a plain plan would have come down alive.
@@ -47,9 +55,12 @@ from runners.genome_file import (  # noqa: F401  (the names replay callers use)
     GenomeRecord,
     load_genome_file,
 )
+from runners.parallel import run_episodes
 from runners.result import EpisodeResult
+from runners.runner_config import RunnerConfig
 from speednik.constants import DEFAULT_MAX_STEPS, FPS
-from speednik.stages import Stage, StageSetError, expand_stages, is_stage_set, list_stages
+from speednik.stages import (Stage, StageSetError, certify_expert_stages, expand_stages,
+                             is_stage_set, list_stages)
 
 STAGES_ACCEPTED = (f"accepted: a built-in stage ({', '.join(list_stages())}), a path "
                    "to a .toml profile, or a generated set gen:DIFFICULTY:SEEDS")
@@ -263,6 +274,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_replay(parse_replay_args(parser, argv))
 
 
+
+def _certify(names: list[str]) -> None:
+    """The planner's draw of each expert stage among `names`, found before
+    any is played: taken from the record the run that trained or tested on
+    them left (a replay of its test stages plans nothing), or found on
+    every core at once."""
+    import os
+
+    def certifying(done: int, total: int) -> None:
+        if done == 1:
+            print(f"certifying {total} expert stages (the planner finishes each once; "
+                  f"recorded for later replays)", file=sys.stderr, flush=True)
+
+    certify_expert_stages(names, os.cpu_count() or 1, certifying)
+
+
+
+# Episodes a genome plays on the compiled engine at once: rows come as each
+# batch ends, and a set of thousands is never built whole.
+BATCH = 64
+
+
+def _played(named: list, spec: Any, agent: Callable[[], Any], config: RunnerConfig,
+            record_frames: bool):
+    """(name, stage reference, result) of each stage in turn. A genome
+    (`spec`) plays on the compiled engine, a batch at a time on every core,
+    with the readable runner's results (`runners.parallel`); an agent, or
+    an episode to be drawn (its frames recorded), on the readable runner."""
+    import os
+
+    if spec is None:
+        for name, ref in named:
+            yield name, ref, replay_episode(agent(), resolve_stage(ref), config.observation,
+                                            config.max_steps, config.stall_frames,
+                                            record=record_frames,
+                                            action_repeat=config.action_repeat)
+        return
+    for start in range(0, len(named), BATCH):
+        batch = named[start:start + BATCH]
+        played = run_episodes([(spec, ref) for _, ref in batch], config,
+                              workers=os.cpu_count() or 1, engine="compiled")
+        for (name, ref), result in zip(batch, played):
+            yield name, ref, result
+
+
 def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
                error_name: str = "replay") -> int:
     """Replay what `args` (from `build_parser`) names, printing each
@@ -306,6 +362,7 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         names = expand_stages(names)
     except StageSetError as e:
         return fail(str(e))
+    _certify(names)
     # A generated stage is built as it is played, and dropped after: a
     # set of thousands would not fit in memory at once (about 3 MB each).
     stages: list = []
@@ -338,13 +395,15 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     # Every stage played is drawn as it is played; its recording is dropped
     # once drawn (a set of thousands would not fit in memory).
     pictures = on_episode is not None
+    config = RunnerConfig(observation=observation, max_steps=max_steps, stall_frames=stall,
+                          action_repeat=repeat)
+    spec = (record.policy_spec.spec(record.genome)
+            if record is not None and not pictures else None)
     results = []
     reports = []
     status = EXIT_OK
-    for name, ref in zip(names, stages):
+    for name, ref, result in _played(list(zip(names, stages)), spec, agent, config, pictures):
         stage = resolve_stage(ref)
-        result = replay_episode(agent(), stage, observation, max_steps, stall, record=pictures,
-                                action_repeat=repeat)
         results.append(result)
         print(format_result(result) if not from_set else format_row(name, result))
         if getattr(args, "why", False) and result.done_reason == "death":

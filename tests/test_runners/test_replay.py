@@ -159,6 +159,48 @@ def test_several_stages_after_one_option_and_the_genome_after_them(run_dir, caps
     assert "completed" in out.splitlines()[-1]
 
 
+def test_a_genome_plays_on_the_compiled_engine_a_batch_at_a_time_as_the_game_does(
+        run_dir, capsys, monkeypatch):
+    # More stages than a batch: every row is the readable runner's row of
+    # the same episode, and no episode is played by the readable runner.
+    names = [f"gen:easy:{k}" for k in range(replay.BATCH + 3)]
+    genome = replay.load_genome_file(run_dir)
+    readable = [replay.format_row(n, r)
+                for n, r in zip(names, replay.replay_genome(genome, names))]
+
+    def readable_runner(*args, **kwargs):
+        raise AssertionError("a genome's episode was played by the readable runner")
+    monkeypatch.setattr(replay, "replay_episode", readable_runner)
+    code, out, err = run_main(capsys, str(run_dir), "--stage", f"gen:easy:0-{len(names) - 1}")
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if line.startswith("gen:easy:")][:len(names)]
+    assert rows == readable
+
+
+def test_expert_stages_a_run_certified_are_replayed_without_the_planner(
+        run_dir, capsys, monkeypatch):
+    import concurrent.futures
+
+    import speednik.engine.planner as planner
+    from speednik.stages import certified_draws, expert
+
+    seeds = [91201, 91202]
+    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    for seed in seeds:
+        expert.certified_expert(seed)
+    certified_draws.remember_draws(dict(expert._CERTIFIED_DRAW))   # as a run leaves it
+    # A later process: nothing certified in memory, and no planner may run.
+    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+
+    def planning(*args, **kwargs):
+        raise AssertionError("the planner ran")
+    monkeypatch.setattr(planner, "plan_stage", planning)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", planning)
+    code, out, err = run_main(capsys, str(run_dir), "--stage", "gen:expert:91201,91202")
+    assert code == 0, err
+    assert "gen:expert:91201" in out and "gen:expert:91202" in out
+
+
 def test_a_stage_profile_path_is_accepted(run_dir, capsys):
     from speednik.stages import PROFILE_DIR
     code, out, err = run_main(capsys, str(run_dir), "--stage", str(PROFILE_DIR / "skybridge.toml"))
