@@ -69,7 +69,9 @@ def test_the_held_out_stages_ask_for_the_skills_the_policies_miss():
     assert crests_before_pits >= 3 and spiked_crests >= 2 and short_shelves >= 4
 
 
-@pytest.mark.parametrize("path", sweep(HANDMADE + HELDOUT), ids=lambda p: Path(p).stem)
+# The held-out stages first: make test keeps the first, and the planner
+# finishes gorge in a fifth of a second where aqueduct takes seven.
+@pytest.mark.parametrize("path", sweep(HELDOUT + HANDMADE), ids=lambda p: Path(p).stem)
 def test_the_planner_finishes_each(path):
     result = EpisodeRunner(load_stage(path)).run_episode(PlannerAgent())
     assert result.done_reason == "goal", (path, result.metrics["progress"])
