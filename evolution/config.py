@@ -254,7 +254,8 @@ class EvolutionConfig:
                     and not is_stage_set(stage):
                 raise ConfigError(
                     f"unknown stage {stage!r}; accepted: {', '.join(builtin)}, "
-                    "a path to a .toml profile, or a generated set gen:DIFFICULTY:SEEDS")
+                    "a path to a .toml profile, a generated set gen:DIFFICULTY:SEEDS, or "
+                    "handmade:validation or handmade:heldout")
         return expanded
 
     def tested(self, gen: int, frames: int) -> bool:

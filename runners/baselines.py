@@ -27,6 +27,8 @@ from speednik.stages import (
     expand_stages,
     is_stage_set,
     list_stages,
+    names_several,
+    stage_label,
 )
 
 from runners.agents import BASELINES
@@ -44,7 +46,8 @@ SUMMARY_SEEDS = "0-99"
 def _rows(pairs: Sequence[tuple[str, str]],
           results: Sequence[EpisodeResult]) -> list[tuple[str, ...]]:
     return [
-        (stage, agent, f"{r.metrics['progress'] * 100:.1f}%", str(r.metrics["rings"]),
+        (stage_label(stage), agent, f"{r.metrics['progress'] * 100:.1f}%",
+         str(r.metrics["rings"]),
          str(r.steps), r.done_reason, f"{r.total_reward:.2f}")
         for (agent, stage), r in zip(pairs, results)
     ]
@@ -94,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
                 description="Run the baseline agents on the stages and print a table.")
     p.add_argument("--stage", action="extend", nargs="+", metavar="NAME",
                    help=f"the stages to run, one or more: built-in names, .toml "
-                        f"profile paths or generated sets gen:DIFFICULTY:SEEDS, each "
+                        f"profile paths, generated sets gen:DIFFICULTY:SEEDS or the "
+                        f"hand-made sets handmade:validation and handmade:heldout, each "
                         f"set ending with its completion rate (default: all of "
                         f"{', '.join(list_stages())})")
     p.add_argument("--agent", action="extend", nargs="+", metavar="NAME",
@@ -117,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     given = args.stage or list_stages()
     agents = args.agent or list(BASELINES)
-    from_set = any(is_stage_set(s) for s in given)
+    from_set = any(names_several(s) for s in given)
     try:
         stages = expand_stages(given)
     except StageSetError as e:
@@ -126,7 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
            and not s.endswith(".toml")]
     if bad:
         parser.error(f"unknown stage {bad[0]!r}; accepted: {', '.join(list_stages())}, "
-                     f"a .toml profile path, or a generated set gen:DIFFICULTY:SEEDS")
+                     f"a .toml profile path, a generated set gen:DIFFICULTY:SEEDS, or "
+                     f"handmade:validation or handmade:heldout")
     bad = [a for a in agents if a not in BASELINES]
     if bad:
         parser.error(f"unknown agent {bad[0]!r}; accepted: {', '.join(BASELINES)}")

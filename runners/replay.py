@@ -12,8 +12,10 @@ was evolved with. Played on its own stages, the mean total reward must
 equal the recorded fitness (the game is deterministic); the command prints
 both and exits with status 1 when they differ. `--stage` plays it
 elsewhere instead: that is how a genome's generalisation is tried. A
-generated set (`gen:DIFFICULTY:SEEDS`) plays each of its stages and ends
-with the completion rate (of each set and of all, when several are named).
+generated set (`gen:DIFFICULTY:SEEDS`), or a hand-made one
+(`handmade:validation`, `handmade:heldout`), plays each of its stages and
+ends with the completion rate (of each set and of all, when several are
+named).
 
 A genome plays on the compiled engine, a batch of stages at a time on
 every core, with the readable runner's results (`runners.parallel`): a
@@ -60,10 +62,11 @@ from runners.result import EpisodeResult
 from runners.runner_config import RunnerConfig
 from speednik.constants import DEFAULT_MAX_STEPS, FPS
 from speednik.stages import (Stage, StageSetError, certify_expert_stages, expand_stages,
-                             is_stage_set, list_stages)
+                             is_stage_set, list_stages, names_several, stage_label)
 
 STAGES_ACCEPTED = (f"accepted: a built-in stage ({', '.join(list_stages())}), a path "
-                   "to a .toml profile, or a generated set gen:DIFFICULTY:SEEDS")
+                   "to a .toml profile, a generated set gen:DIFFICULTY:SEEDS, or "
+                   "handmade:validation or handmade:heldout")
 # Two fitness values this close are the same replay; they are sums of the
 # same floats in the same order, so in practice they are equal.
 FITNESS_TOLERANCE = 1e-9
@@ -127,7 +130,7 @@ def format_row(name: str, result: EpisodeResult) -> str:
     """One line per stage of a set: name, how it ended (a death by its
     cause), progress, frames, reward."""
     m = result.metrics
-    return (f"{name:<20s} {result.ended:<12s} progress {100 * m['progress']:5.1f}%  "
+    return (f"{stage_label(name):<20s} {result.ended:<12s} progress {100 * m['progress']:5.1f}%  "
             f"frames {result.steps:5d}  reward {result.total_reward:9.4f}")
 
 
@@ -207,10 +210,11 @@ def build_parser(prog: str = "python -m runners.replay",
                           f"{', '.join(BASELINES)}")
     p.add_argument("--stage", action="extend", nargs="+", metavar="NAME",
                    help=f"the stages to play, one or more: built-in names "
-                        f"({', '.join(list_stages())}), .toml profile paths, or "
+                        f"({', '.join(list_stages())}), .toml profile paths, "
                         f"generated sets gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages, "
                         f"a row each, ending with the completion rate of each set and "
-                        f"of all). Default: "
+                        f"of all), or the hand-made sets handmade:validation and "
+                        f"handmade:heldout. Default: "
                         f"the genome's own stages (then the fitness is checked), or every "
                         f"built-in stage for --agent")
     p.add_argument("--cell", metavar="I,J",
@@ -356,7 +360,7 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     if args.max_steps is not None:
         max_steps = args.max_steps
 
-    from_set = any(is_stage_set(n) for n in names)
+    from_set = any(names_several(n) for n in names)
     given = list(names)
     try:
         names = expand_stages(names)

@@ -5,6 +5,7 @@ generator.
     load_stage("my_stage.toml")       a profile file (see `profile`)
     load_stage("gen:hard:7")          a generated stage by name (see `sets`)
     expand_stages(["gen:hard:0-31"])  a generated set, one name per stage
+    expand_stages(["handmade:heldout"])  a hand-made set, one path per stage
     generate_stage(7, "hard")         a random stage from a seed
     list_stages()                     the built-in names
 
@@ -52,24 +53,29 @@ from speednik.stages.profile import (
     read_profile,
 )
 from speednik.stages.sets import (
+    HANDMADE_DIR,
+    HANDMADE_HELDOUT_DIR,
     MAX_SEED,
     MAX_SET_SIZE,
     StageSetError,
     expand_stages,
+    handmade_set,
+    is_handmade_set,
     is_stage_set,
+    names_several,
     parse_stage_set,
     single_generated,
+    stage_label,
     stage_name,
 )
 from speednik.stages.stage import Stage
 
 BUILTIN_STAGES = ("hillside", "pipeworks", "skybridge")
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
-# Hand-made stages that are not built-in: no run trains on them; they are
-# there to choose settings by how policies play stages a designer wrote.
-# Those of its `heldout` folder, written apart, are only reported on.
-HANDMADE_DIR = Path(__file__).resolve().parent / "handmade"
-HANDMADE_HELDOUT_DIR = HANDMADE_DIR / "heldout"
+# Hand-made stages that are not built-in (HANDMADE_DIR, the set
+# handmade:validation): no run trains on them; they are there to choose
+# settings by how policies play stages a designer wrote. Those of its
+# `heldout` folder (handmade:heldout), written apart, are only reported on.
 
 # Stages kept by a `keep_stages` holder, with how many hold each, and the
 # most recently used others (least recent first), at most CACHE_SIZE.
@@ -184,13 +190,13 @@ def list_stages() -> list[str]:
 
 def handmade_stages() -> list[str]:
     """Paths of the hand-made validation stages (`HANDMADE_DIR`), by name."""
-    return [str(p) for p in sorted(HANDMADE_DIR.glob("*.toml"))]
+    return handmade_set("handmade:validation")
 
 
 def handmade_heldout_stages() -> list[str]:
     """Paths of the hand-made held-out stages (`HANDMADE_HELDOUT_DIR`), by
     name: designed stages no setting is chosen on, reported apart."""
-    return [str(p) for p in sorted(HANDMADE_HELDOUT_DIR.glob("*.toml"))]
+    return handmade_set("handmade:heldout")
 
 
 def _is_path(name: str) -> bool:
@@ -212,6 +218,10 @@ def _identify(name: str | os.PathLike[str]) -> tuple[object, Callable[[], Stage]
     """The cache key of the stage `name` names, and how to build it."""
     if not isinstance(name, (str, os.PathLike)):
         raise StageError(f"a stage is named by a string, not {type(name).__name__}")
+    if is_handmade_set(name):
+        paths = handmade_set(name)
+        raise StageSetError(f"{name!r} names {len(paths)} stages where one is needed; "
+                            f"accepted: one of its profiles, {paths[0]}")
     if is_stage_set(name):
         seed, difficulty = single_generated(name)
         return _generated(seed, difficulty)
@@ -294,6 +304,7 @@ __all__ = [
     "Profile", "StageInfo", "SegmentSpec", "EntitySpec", "read_profile",
     "parse_profile", "profile_from_dict", "profile_to_dict", "profile_to_toml",
     "BUILTIN_STAGES", "DIFFICULTIES", "StageSetError", "expand_stages", "is_stage_set",
+    "is_handmade_set", "names_several", "stage_label",
     "parse_stage_set", "single_generated", "stage_name", "MAX_SET_SIZE",
     "keep_stages", "KeptStages", "kept_stage_count", "CACHE_SIZE",
 ]

@@ -1,9 +1,17 @@
-"""Sets of generated stages named by one string: `gen:DIFFICULTY:SEEDS`.
+"""Sets of stages named by one string: generated ones,
+`gen:DIFFICULTY:SEEDS`, and the hand-made ones.
 
     gen:hard:7            one stage, seed 7
     gen:hard:0-31         32 stages, seeds 0 to 31 (inclusive)
     gen:medium:3,9,12     three stages
     gen:easy:0-3,10       ranges and seeds mixed in one list
+    handmade:validation   the hand-made stages to choose settings on
+    handmade:heldout      the hand-made stages no setting is chosen on
+
+A hand-made set expands to the paths of its profiles, in the project's
+`speednik/stages/handmade/` (and its `heldout/`), in name order, so that
+validation weighing each set alike (`validation_weight = "set"`) weighs
+the designed stages as one set.
 
 The same strings are accepted wherever a stage is (command lines,
 `config.json`, `best.json`, the Python API), so a run names its stages
@@ -13,11 +21,18 @@ list of names into one name per stage (`gen:hard:7`), which
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 from speednik.stages.profile import DIFFICULTIES, StageError
 
 PREFIX = "gen:"
+HANDMADE_PREFIX = "handmade:"
+HANDMADE_DIR = Path(__file__).resolve().parent / "handmade"
+HANDMADE_HELDOUT_DIR = HANDMADE_DIR / "heldout"
+HANDMADE_SETS = {"handmade:validation": HANDMADE_DIR, "handmade:heldout": HANDMADE_HELDOUT_DIR}
+HANDMADE_ACCEPTED = (f"accepted: {' or '.join(HANDMADE_SETS)} (the hand-made stages to "
+                     f"choose on, and those kept apart)")
 # More stages than this in one set is a typo, not a training set.
 MAX_SET_SIZE = 10_000
 # Seeds are non-negative and below this.
@@ -36,6 +51,32 @@ class StageSetError(StageError):
 def is_stage_set(name: object) -> bool:
     """Whether `name` is written as a generated set (well-formed or not)."""
     return isinstance(name, str) and name.startswith(PREFIX)
+
+
+def is_handmade_set(name: object) -> bool:
+    """Whether `name` is written as a hand-made set (known or not)."""
+    return isinstance(name, str) and name.startswith(HANDMADE_PREFIX)
+
+
+def names_several(name: object) -> bool:
+    """Whether `name` is written as a set of stages, generated or hand-made."""
+    return is_stage_set(name) or is_handmade_set(name)
+
+
+def stage_label(name: str) -> str:
+    """How a table row names a stage: a profile by its file name without
+    the folders and `.toml` (a hand-made set's stages are paths), anything
+    else as named."""
+    return Path(name).stem if name.endswith(".toml") else name
+
+
+def handmade_set(name: str) -> list[str]:
+    """The paths of the profiles of hand-made set `name`, by file name;
+    `StageSetError` naming the sets for another name."""
+    folder = HANDMADE_SETS.get(name)
+    if folder is None:
+        raise StageSetError(f"unknown hand-made set {name!r}; {HANDMADE_ACCEPTED}")
+    return [str(p) for p in sorted(folder.glob("*.toml"))]
 
 
 def _seed(text: str, name: str) -> int:
@@ -99,10 +140,13 @@ def stage_name(seed: int, difficulty: str) -> str:
 
 def expand_stages(names: Iterable[str]) -> list[str]:
     """One name per stage: every `gen:` set becomes its single-seed names,
-    anything else stays as it is. A stage named twice is refused."""
+    a hand-made set the paths of its profiles, anything else stays as it
+    is. A stage named twice is refused."""
     out: list[str] = []
     for name in names:
-        if is_stage_set(name):
+        if is_handmade_set(name):
+            out.extend(handmade_set(name))
+        elif is_stage_set(name):
             difficulty, seeds = parse_stage_set(name)
             out.extend(stage_name(s, difficulty) for s in seeds)
         else:

@@ -1,5 +1,6 @@
-"""Generated stage sets `gen:DIFFICULTY:SEEDS`: parsing, and the places
-that accept them."""
+"""Stage sets, generated (`gen:DIFFICULTY:SEEDS`) and hand-made
+(`handmade:validation`, `handmade:heldout`): parsing, and the places that
+accept them."""
 from __future__ import annotations
 
 import numpy as np
@@ -204,3 +205,51 @@ def test_plots_stage_draws_one_generated_stage(tmp_path):
 def test_the_generated_stage_tiles_match_the_name():
     a, b = load_stage("gen:easy:11"), generate_stage(11, "easy")
     assert np.array_equal(a.solidity_grid(0), b.solidity_grid(0))
+
+
+# -- the hand-made sets -----------------------------------------------------------------
+
+def test_the_hand_made_sets_are_the_profiles_of_their_folders():
+    from speednik.stages import handmade_heldout_stages, handmade_stages
+
+    chosen_on, kept_apart = (expand_stages([f"handmade:{s}"]) for s in ("validation", "heldout"))
+    assert chosen_on == handmade_stages() and len(chosen_on) == 6
+    assert kept_apart == handmade_heldout_stages() and len(kept_apart) == 4
+    assert not set(chosen_on) & set(kept_apart)
+    with pytest.raises(StageSetError, match="accepted: handmade:validation or handmade:heldout"):
+        expand_stages(["handmade:all"])
+    with pytest.raises(StageSetError, match="names 4 stages where one is needed"):
+        load_stage("handmade:heldout")
+
+
+def test_tables_name_a_hand_made_stage_by_its_file():
+    out = command("runners.baselines", "--stage", "handmade:heldout", "hillside", "--agent",
+                  "jump-runner")
+    assert out.returncode == 0, out.stderr
+    rows = [line.split()[0] for line in out.stdout.splitlines()[2:7]]
+    assert rows == ["gorge", "ledges", "lifts", "ridge", "hillside"]
+    assert "jump-runner on handmade:heldout: completed" in out.stdout
+
+
+def test_a_run_validates_on_a_hand_made_set_weighed_as_one(tmp_path):
+    import json
+
+    from evolution.config import EvolutionConfig
+    from evolution.loop.outputs import read_logbook
+
+    config = EvolutionConfig(stages=["gen:easy:0"], validation_stages=[
+        "gen:easy:2000-2003", "handmade:heldout"], validation_weight="set")
+    assert [len(s) for s in config.validation_sets()] == [4, 4]
+    out = tmp_path / "run"
+    done = command("evolution.run", "--stage", "gen:easy:0", "--validation-stage",
+                   "handmade:heldout", "--generations", "1", "--population", "4",
+                   "--max-steps", "200", "--workers", "1", "--quiet", "--no-plots",
+                   "--out", out)
+    assert done.returncode == 0, done.stderr
+    settings = json.loads((out / "config.json").read_text())["settings"]
+    assert settings["validation_stages"] == ["handmade:heldout"]
+    assert read_logbook(out)[-1]["val_goals"] is not None
+    refused = command("evolution.run", "--stage", "gen:easy:0", "--validation-stage",
+                      "handmade:nope", "--generations", "1", "--out", tmp_path / "x")
+    assert refused.returncode == 2 and "handmade:validation or handmade:heldout" in \
+        refused.stderr.strip().splitlines()[-1]
