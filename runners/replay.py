@@ -302,7 +302,7 @@ BATCH = 64
 
 def _played(named: list, spec: Any, agent: Callable[[], Any], config: RunnerConfig,
             record_frames: bool):
-    """(name, stage reference, result) of each stage in turn. A genome
+    """(name, stage or its reference, result) of each stage in turn. A genome
     (`spec`) plays on the compiled engine, a batch at a time on every core,
     with the readable runner's results (`runners.parallel`); an agent, or
     an episode to be drawn (its frames recorded), on the readable runner."""
@@ -310,10 +310,11 @@ def _played(named: list, spec: Any, agent: Callable[[], Any], config: RunnerConf
 
     if spec is None:
         for name, ref in named:
-            yield name, ref, replay_episode(agent(), resolve_stage(ref), config.observation,
-                                            config.max_steps, config.stall_frames,
-                                            record=record_frames,
-                                            action_repeat=config.action_repeat)
+            stage = resolve_stage(ref)
+            yield name, stage, replay_episode(agent(), stage, config.observation,
+                                              config.max_steps, config.stall_frames,
+                                              record=record_frames,
+                                              action_repeat=config.action_repeat)
         return
     for start in range(0, len(named), BATCH):
         batch = named[start:start + BATCH]
@@ -406,18 +407,18 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     results = []
     reports = []
     status = EXIT_OK
-    for name, ref, result in _played(list(zip(names, stages)), spec, agent, config, pictures):
-        stage = resolve_stage(ref)
+    for name, stage, result in _played(list(zip(names, stages)), spec, agent, config, pictures):
         results.append(result)
         print(format_result(result) if not from_set else format_row(name, result))
         if getattr(args, "why", False) and result.done_reason == "death":
-            _, report = diagnose_death(agent(), stage, observation=observation,
+            _, report = diagnose_death(agent(), resolve_stage(stage), observation=observation,
                                        max_steps=max_steps, stall_frames=stall,
                                        action_repeat=repeat)
             print(f"  why: {describe(report)}")
             reports.append(report)
         if pictures:
-            status = max(status, on_episode(label, name, stage, result, len(stages) > 1))
+            status = max(status, on_episode(label, name, resolve_stage(stage), result,
+                                            len(stages) > 1))
             results[-1] = dataclasses.replace(result, trajectory=None)
     if from_set:
         print("\n".join(completion_lines(given, results)))
