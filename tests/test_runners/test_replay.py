@@ -163,6 +163,7 @@ def test_a_genome_plays_on_the_compiled_engine_a_batch_at_a_time_as_the_game_doe
         run_dir, capsys, monkeypatch):
     # More stages than a batch: every row is the readable runner's row of
     # the same episode, and no episode is played by the readable runner.
+    monkeypatch.setattr(replay, "BATCH", 4)
     names = [f"gen:easy:{k}" for k in range(replay.BATCH + 3)]
     genome = replay.load_genome_file(run_dir)
     readable = [replay.format_row(n, r)

@@ -331,7 +331,11 @@ def test_a_lost_scheduler_checkpoints_the_last_generation(reference, own_cluster
     assert outcome(run_dir) == reference
 
 
-def test_no_scheduler_at_the_address_is_one_line(tmp_path):
+def test_no_scheduler_at_the_address_is_one_line(tmp_path, monkeypatch):
+    from evolution.cluster import session
+
+    # A second to wait, not a run's five: nothing is listening there.
+    monkeypatch.setattr(session, "CONNECT_SECONDS", 1.0)
     address = f"tcp://127.0.0.1:{free_port()}"
     proc = evolution_run("--population", "6", "--generations", "1", "--quiet",
                          "--no-plots", "--scheduler", address, "--out", tmp_path / "run")
