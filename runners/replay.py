@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -284,8 +285,6 @@ def _certify(names: list[str]) -> None:
     any is played: taken from the record the run that trained or tested on
     them left (a replay of its test stages plans nothing), or found on
     every core at once."""
-    import os
-
     def certifying(done: int, total: int) -> None:
         if done == 1:
             print(f"certifying {total} expert stages (the planner finishes each once; "
@@ -306,8 +305,6 @@ def _played(named: list, spec: Any, agent: Callable[[], Any], config: RunnerConf
     (`spec`) plays on the compiled engine, a batch at a time on every core,
     with the readable runner's results (`runners.parallel`); an agent, or
     an episode to be drawn (its frames recorded), on the readable runner."""
-    import os
-
     if spec is None:
         for name, ref in named:
             stage = resolve_stage(ref)
