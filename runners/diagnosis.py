@@ -146,7 +146,7 @@ def last_standing_frame(on_ground: list[bool], frames: list[int]) -> int | None:
     return last
 
 
-class _Recorder:
+class DecisionRecorder:
     """Wraps an agent: the same actions, and a copy of the state at each
     of the last `KEPT_DECISIONS` decisions (frame, state, action)."""
 
@@ -179,7 +179,7 @@ def diagnose_death(agent: Any, stage: Any, *, observation: str = "basic",
     runner = EpisodeRunner(stage, observation=observation, max_steps=max_steps,
                            stall_frames=stall_frames, action_repeat=action_repeat,
                            record=True)
-    recorder = _Recorder(agent, runner)
+    recorder = DecisionRecorder(agent, runner)
     result = runner.run_episode(recorder)
     end = runner.sim
     if result.done_reason != "death":

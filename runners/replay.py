@@ -27,7 +27,10 @@ first episode.
 
 `--why` adds, under each episode that ended in a death, what
 `runners.diagnosis` finds: where the player left the ground, and the
-last decision at which a plain plan would have come down alive.
+last decision at which a plain plan would have come down alive; and
+under each that ended in a stall, what `runners.stall_diagnosis` finds:
+where the player was held up, what it pressed there, and what a way on
+the planner finds from there does (go back first, charge a spindash).
 
 Pictures of a replay (the run over the stage map, an animation) are drawn
 by `python -m plots replay ... --plot FILE --gif FILE`, which is this
@@ -50,6 +53,7 @@ from runners.agents import BASELINES, make_baseline
 from runners.archive_file import ArchiveFileError, load_archive, parse_cell
 from speednik.cli import OneLineParser
 from runners.diagnosis import describe, diagnose_death, summary_lines
+from runners.stall_diagnosis import describe_stall, diagnose_stall, stall_summary_lines
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner, resolve_stage
 from runners.genome_file import (  # noqa: F401  (the names replay callers use)
     BEST_NAME,
@@ -73,6 +77,11 @@ STAGES_ACCEPTED = (f"accepted: a built-in stage ({', '.join(list_stages())}), a 
 FITNESS_TOLERANCE = 1e-9
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+# What --why asks of an episode that ended so: (diagnose, its line, the
+# summary of a set's).
+DIAGNOSES = {"death": (diagnose_death, describe, summary_lines),
+             "stalled": (diagnose_stall, describe_stall, stall_summary_lines)}
 
 # What a caller does with each replayed episode (draw it, for instance):
 # (label, stage name, stage, result, several stages?) -> exit status.
@@ -232,8 +241,10 @@ def build_parser(prog: str = "python -m runners.replay",
                         "left the ground and the last decision at which holding one "
                         "action (right+jump, right, left; before the take-off a jump "
                         "or a hop) would have come down alive, and what was pressed "
-                        "there (each such episode is played again with the game "
-                        "itself, so this takes a while)")
+                        "there; under each that ended in a stall, where it was held "
+                        "up, what was pressed there, and what a way on the planner "
+                        "finds from there does (each such episode is played again "
+                        "with the game itself, so this takes a while)")
     return p
 
 
@@ -402,25 +413,26 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     spec = (record.policy_spec.spec(record.genome)
             if record is not None and not pictures else None)
     results = []
-    reports = []
+    reports: dict[str, list] = {end: [] for end in DIAGNOSES}
     status = EXIT_OK
     for name, stage, result in _played(list(zip(names, stages)), spec, agent, config, pictures):
         results.append(result)
         print(format_result(result) if not from_set else format_row(name, result))
-        if getattr(args, "why", False) and result.done_reason == "death":
-            _, report = diagnose_death(agent(), resolve_stage(stage), observation=observation,
-                                       max_steps=max_steps, stall_frames=stall,
-                                       action_repeat=repeat)
-            print(f"  why: {describe(report)}")
-            reports.append(report)
+        if getattr(args, "why", False) and result.done_reason in DIAGNOSES:
+            diagnose, explain, _ = DIAGNOSES[result.done_reason]
+            _, report = diagnose(agent(), resolve_stage(stage), observation=observation,
+                                 max_steps=max_steps, stall_frames=stall, action_repeat=repeat)
+            print(f"  why: {explain(report)}")
+            reports[result.done_reason].append(report)
         if pictures:
             status = max(status, on_episode(label, name, resolve_stage(stage), result,
                                             len(stages) > 1))
             results[-1] = dataclasses.replace(result, trajectory=None)
     if from_set:
         print("\n".join(completion_lines(given, results)))
-        if reports:
-            print("\n".join(summary_lines(reports)))
+        for end, (_, _, summary) in DIAGNOSES.items():
+            if reports[end]:
+                print("\n".join(summary(reports[end])))
 
     if record is not None and args.stage is None:
         # The fitness is the mean over the stages it was measured on (all
