@@ -169,6 +169,21 @@ class DecisionRecorder:
         return action
 
 
+def play_keeping_decisions(agent: Any, stage: Any, *, observation: str = "basic",
+                           max_steps: int = DEFAULT_MAX_STEPS,
+                           stall_frames: int | None = DEFAULT_STALL_FRAMES,
+                           action_repeat: int = 1
+                           ) -> tuple[EpisodeResult, EpisodeRunner, DecisionRecorder]:
+    """Play `agent` on `stage` with these runner settings, its frames
+    recorded: the result, the runner (its `sim` the last state) and the
+    recorder holding the last decisions' states."""
+    runner = EpisodeRunner(stage, observation=observation, max_steps=max_steps,
+                           stall_frames=stall_frames, action_repeat=action_repeat,
+                           record=True)
+    recorder = DecisionRecorder(agent, runner)
+    return runner.run_episode(recorder), runner, recorder
+
+
 def diagnose_death(agent: Any, stage: Any, *, observation: str = "basic",
                    max_steps: int = DEFAULT_MAX_STEPS,
                    stall_frames: int | None = DEFAULT_STALL_FRAMES,
@@ -176,11 +191,9 @@ def diagnose_death(agent: Any, stage: Any, *, observation: str = "basic",
     """Play `agent` on `stage` with these runner settings; the result
     (its frames recorded), and for a death its report (None for any other
     end)."""
-    runner = EpisodeRunner(stage, observation=observation, max_steps=max_steps,
-                           stall_frames=stall_frames, action_repeat=action_repeat,
-                           record=True)
-    recorder = DecisionRecorder(agent, runner)
-    result = runner.run_episode(recorder)
+    result, runner, recorder = play_keeping_decisions(
+        agent, stage, observation=observation, max_steps=max_steps,
+        stall_frames=stall_frames, action_repeat=action_repeat)
     end = runner.sim
     if result.done_reason != "death":
         return result, None
@@ -257,12 +270,18 @@ def kind(report: DeathReport) -> str:
     return "no plan landed"
 
 
-def summary_lines(reports: list[DeathReport]) -> list[str]:
-    """How many deaths came to each `kind`, most first."""
+def count_lines(ends: str, kinds: list[str]) -> list[str]:
+    """"why the N ENDS:" (one end: its singular), then how many came to
+    each of `kinds`, most first."""
     counts: dict[str, int] = {}
-    for report in reports:
-        counts[kind(report)] = counts.get(kind(report), 0) + 1
-    lines = [f"why the {len(reports)} death{'s' * (len(reports) != 1)}:"]
+    for what in kinds:
+        counts[what] = counts.get(what, 0) + 1
+    lines = [f"why the {len(kinds)} {ends if len(kinds) != 1 else ends[:-1]}:"]
     for what, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
         lines.append(f"  {n:4d}  {what}")
     return lines
+
+
+def summary_lines(reports: list[DeathReport]) -> list[str]:
+    """How many deaths came to each `kind`, most first."""
+    return count_lines("deaths", [kind(report) for report in reports])

@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from runners.diagnosis import DecisionRecorder
-from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner
+from runners.diagnosis import count_lines, play_keeping_decisions
+from runners.episode import DEFAULT_STALL_FRAMES
 from runners.result import EpisodeResult
 from speednik.actions import ACTION_NAMES, action_to_input
 from speednik.constants import DEFAULT_MAX_STEPS
@@ -131,11 +131,9 @@ def diagnose_stall(agent: Any, stage: Any, *, observation: str = "basic",
     """Play `agent` on `stage` with these runner settings; the result
     (its frames recorded), and for a stall its report (None for any other
     end)."""
-    runner = EpisodeRunner(stage, observation=observation, max_steps=max_steps,
-                           stall_frames=stall_frames, action_repeat=action_repeat,
-                           record=True)
-    recorder = DecisionRecorder(agent, runner)
-    result = runner.run_episode(recorder)
+    result, runner, recorder = play_keeping_decisions(
+        agent, stage, observation=observation, max_steps=max_steps,
+        stall_frames=stall_frames, action_repeat=action_repeat)
     if result.done_reason != "stalled" or stall_frames is None:
         return result, None
     end = runner.sim
@@ -200,10 +198,4 @@ def describe_stall(report: StallReport) -> str:
 
 def stall_summary_lines(reports: list[StallReport]) -> list[str]:
     """How many stalls came to each `stall_kind`, most first."""
-    counts: dict[str, int] = {}
-    for report in reports:
-        counts[stall_kind(report)] = counts.get(stall_kind(report), 0) + 1
-    lines = [f"why the {len(reports)} stall{'s' * (len(reports) != 1)}:"]
-    for what, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        lines.append(f"  {n:4d}  {what}")
-    return lines
+    return count_lines("stalls", [stall_kind(report) for report in reports])
