@@ -21,7 +21,6 @@ Prints, per way of playing, the stages finished and the ends of the rest.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections import Counter
@@ -31,12 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from runners.episode import EpisodeRunner  # noqa: E402
-from runners.genome_file import load_genome_file  # noqa: E402
+from runners.genome_file import GenomeFileError, load_genome_file  # noqa: E402
 from speednik.actions import (ACTION_LEFT, ACTION_RIGHT, ACTION_RIGHT_JUMP,  # noqa: E402
                               action_to_input)
 from speednik.observation.footing import FOOTING_RULE  # noqa: E402
 from speednik.observation.landing import FlightRule, flight  # noqa: E402
-from speednik.stages import certify_expert_stages, expand_stages, stage_label  # noqa: E402
+from speednik.cli import OneLineParser  # noqa: E402
+from speednik.stages import (StageError, certify_expert_stages, expand_stages,  # noqa: E402
+                             load_stage, stage_label)
 
 # Standing this many frames is coming down: a touch of a ledge's lip on
 # the way into a pit is not.
@@ -91,13 +92,18 @@ def summary(ends: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    p = OneLineParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("run", type=Path, help="a run directory or its best.json")
     p.add_argument("--stage", nargs="+", default=["gen:expert:10000-10199"])
     a = p.parse_args(argv)
-    record = load_genome_file(a.run)
-    names = expand_stages(a.stage)
-    certify_expert_stages(names, workers=os.cpu_count() or 1)
+    try:
+        record = load_genome_file(a.run)
+        names = expand_stages(a.stage)
+        certify_expert_stages(names, workers=os.cpu_count() or 1)
+        for name in names:
+            load_stage(name)
+    except (GenomeFileError, StageError) as exc:
+        p.error(str(exc))
     plain, _ = play(record, names, False)
     ends, changed = play(record, names, True)
     print(f"as it is             {summary(plain)}")
