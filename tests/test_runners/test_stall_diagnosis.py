@@ -28,12 +28,22 @@ from speednik.engine import CompiledSim
 from speednik.engine.planner import plan_from
 from speednik.player import PlayerState
 from speednik.simulation import sim_step
-from stage_fixtures import pit_stage, ramp_stage, wall_stage
+from speednik.terrain import SOLID
+from stage_fixtures import FLOOR_Y, build_stage, floor_grid, pit_stage, ramp_stage, wall_stage
 
 # A wall 48 px tall: a jump clears it.
 WALL = wall_stage(wall_height=48)
 # 160 px up over 96 px: running from a standstill slides back down.
 CLIMB = ramp_stage(ramp_x0=320, ramp_len=96, rise=160)
+
+
+def well_stage():
+    """A well 80 px wide and 200 px deep, twice as deep as a jump is high:
+    running right, the player drops in and cannot get out."""
+    grid = floor_grid(height=FLOOR_Y + 264)
+    grid[:, 400:480] = 0
+    grid[FLOOR_Y + 200:, 400:480] = SOLID
+    return build_stage(grid, name="well")
 
 
 @pytest.fixture(scope="module")
@@ -124,6 +134,14 @@ def test_a_report_reads_as_one_line(at_the_wall, at_the_climb):
         assert "\n" not in line and line.startswith("stalled at x=")
     assert "pressing right 300 frames" in wall and "the planner gets past it" in wall
     assert "charges a spindash" in climb and "charges a spindash" not in wall
+
+
+def test_a_stall_with_no_way_on_says_so():
+    result, report = diagnose_stall(make_baseline("hold-right"), well_stage())
+    assert result.done_reason == "stalled" and report.way_on is None
+    assert 400 <= report.lowest_x <= report.highest_x <= 480
+    assert describe_stall(report).endswith("the planner finds no way on from there")
+    assert stall_kind(report) == "no way on found"
 
 
 def test_other_ends_have_no_report():
