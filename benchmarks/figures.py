@@ -16,7 +16,10 @@ Sections, each named beside its table in the README:
                    defaults (benchmarks/tuning.py, about two hours),
                    its runs and studies kept in runs/figures/tuning: run
                    again after a stop, it resumes them where they stopped
-                   (a finished run is not run again)
+                   (a finished run is not run again); what a table
+                   needs of them is kept in benchmarks/results
+                   (benchmarks/results_store.py), so another machine
+                   goes on from there
 - compare:         the README's `evolution.compare` command, every method
                    the strategy registry can tune (`evolution.tune`'s
                    methods) with the settings the tuning found, its runs
@@ -36,13 +39,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-# Where the comparison keeps its runs, so a stopped `make figures` resumes.
-COMPARE_DIR = ROOT / "runs" / "figures" / "compare"
-TUNING_DIR = ROOT / "runs" / "figures" / "tuning"
 
+import results_store  # noqa: E402
 from evolution.loop.outputs import read_logbook  # noqa: E402
 from evolution.tune import tunable_methods  # noqa: E402
 from generalization import VARIANTS  # noqa: E402
+
+# Where the comparison and the tuning keep their runs, so a stopped `make
+# figures` resumes.
+COMPARE_DIR = results_store.WORK / "compare"
+TUNING_DIR = results_store.WORK / "tuning"
 
 # (label, options) of the main table's rows: the README's `evolution.run`
 # lines with the defaults.
@@ -111,18 +117,26 @@ def generalisation() -> None:
 
 
 def compare() -> None:
+    results_store.restore()
     files = [TUNING_DIR / f"tune-{m}" / "best.json" for m in METHODS]
     if not all(f.exists() for f in files):
         print("the comparison takes each method's tuned settings: tuning first", flush=True)
         tuning()
     print(f"runs in {COMPARE_DIR.relative_to(ROOT)} (run again to resume them)", flush=True)
     at = COMPARE.index("--")
-    python("-m", "evolution.compare", *COMPARE[:at], "--out", str(COMPARE_DIR),
-           "--settings", *map(str, files), *COMPARE[at:], check=True)
+    try:
+        python("-m", "evolution.compare", *COMPARE[:at], "--out", str(COMPARE_DIR),
+               "--settings", *map(str, files), *COMPARE[at:], check=True)
+    finally:
+        results_store.keep()
 
 
 def tuning() -> None:
-    python("benchmarks/tuning.py", "--out", str(TUNING_DIR), check=True)
+    results_store.restore()
+    try:
+        python("benchmarks/tuning.py", "--out", str(TUNING_DIR), check=True)
+    finally:
+        results_store.keep()
 
 
 SECTIONS = {"main": main_table, "baselines": baselines,

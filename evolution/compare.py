@@ -13,7 +13,9 @@ them) gives a method its tuned settings. Every method's task is checked
 before any run starts. Each method and seed is one `evolution.run` into
 OUT/METHOD-seedS, stopped by `--max-frames`; a run directory that exists
 is resumed, so an interrupted comparison continues where it stopped (one
-played to another budget is refused). Ctrl-C and SIGTERM are passed to the
+played to another budget is refused); one that played its budget is kept
+as it is, read from its logbook and best.json (its checkpoint may be
+gone). Ctrl-C and SIGTERM are passed to the
 runs, which checkpoint, and the comparison exits 130 or 143 as they do.
 
 It prints a line when a run starts and ends, and the frames played of the
@@ -62,6 +64,7 @@ from evolution.loop.outputs import (
     RunFileError,
     read_config_data,
     read_logbook,
+    run_complete,
 )
 from evolution.stats import improvement_table, summarise
 from evolution.strategies.registry import list_strategies
@@ -239,6 +242,9 @@ class Runs:
 
     def run(self, method: str, seed: int) -> tuple[int, str]:
         run_dir = self.out / f"{method}-seed{seed}"
+        if run_complete(run_dir):
+            self.say(f"kept {method} seed {seed}: it played its {self.frames:,} frames")
+            return 0, ""
         line = run_line(self.task, method, seed, self.frames, self.out,
                         self.settings.get(method, {}))
         resumed = (run_dir / "checkpoint.npz").exists()

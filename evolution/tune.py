@@ -225,12 +225,23 @@ def requeue_abandoned(study, out: Path) -> None:
     failed, their runs removed, and their settings queued to play again.
     Called holding the study's lock, so two processes never queue one
     trial twice."""
+    host = socket.gethostname()
+    _requeue(study, out, lambda owner: bool(owner) and owner[0] == host
+             and not _playing(owner))
+
+
+def requeue_running(study, out: Path) -> None:
+    """Every trial the study holds as running is queued to play again, as
+    one a killed process left: for a copy of a study taken while its trials
+    play, which another machine continues."""
+    _requeue(study, out, lambda owner: True)
+
+
+def _requeue(study, out: Path, abandoned) -> None:
     from optuna.trial import TrialState
 
-    host = socket.gethostname()
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        owner = t.user_attrs.get("owner")
-        if not owner or owner[0] != host or _playing(owner):
+        if not abandoned(t.user_attrs.get("owner")):
             continue
         study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
         shutil.rmtree(out / TRIALS_DIR / f"{t.number:04d}", ignore_errors=True)

@@ -36,7 +36,7 @@ RUN_ACCEPTED = (f"a run directory written by evolution holds {CONFIG_NAME} and "
 
 __all__ = ["BEST_NAME", "CONFIG_NAME", "LOGBOOK_NAME", "RUN_FORMAT", "RunFileError",
            "write_config", "read_config", "read_config_data", "write_logbook",
-           "read_logbook", "read_logbook_columns", "write_best"]
+           "read_logbook", "read_logbook_columns", "write_best", "run_complete"]
 
 
 class RunFileError(ValueError):
@@ -198,3 +198,20 @@ def keep_stage_copies(run_dir: Path, config: EvolutionConfig) -> None:
             target = Path(run_dir) / STAGE_COPIES / source.name
             if source.resolve() != target.resolve():
                 atomic_write_bytes(target, source.read_bytes())
+
+
+def run_complete(run_dir: str | os.PathLike) -> bool:
+    """Whether the run in `run_dir` played its frame budget (`max_frames`)
+    and wrote its final best.json, held-out results included when its task
+    has test stages: such a run is read from its logbook and best.json
+    alone, so it needs no checkpoint to count as done."""
+    try:
+        settings = read_config_data(run_dir)["settings"]
+        rows = read_logbook(Path(run_dir))
+        best = json.loads((Path(run_dir) / BEST_NAME).read_text(encoding="utf-8"))
+    except (RunFileError, OSError, ValueError):
+        return False
+    budget = settings.get("max_frames")
+    if budget is None or rows[-1]["frames"] < budget or not isinstance(best, dict):
+        return False
+    return not settings.get("test_stages") or best.get("held_out") is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 
 from evolution import compare
 from evolution.cli.settings_file import write_settings
+from evolution.loop.outputs import run_complete
 from sweeps import sweep
 
 TASK = ["--stage", "hillside", "--test-stage", "gen:easy:100-101", "skybridge", "--population", "6",
@@ -101,13 +103,37 @@ def test_every_row_has_as_many_cells_as_the_header():
     assert "1.0 min" in lines[2] and "1.5 min" in lines[3]
 
 
-def test_a_finished_comparison_resumes_its_runs_to_the_same_numbers(compared, capsys):
+def test_a_finished_run_is_kept_as_it_is_even_without_its_checkpoint(
+        compared, tmp_path, capsys):
     out, _ = compared
     before = json.loads((out / "compare.json").read_text())["runs"]
+    # A copy of the finished run with its checkpoint gone, as a run kept
+    # for its results only holds.
+    kept = tmp_path / "kept"
+    shutil.copytree(out / "ga-seed1", kept / "ga-seed1",
+                    ignore=shutil.ignore_patterns("checkpoint*"))
+    written = {p.name: p.read_bytes() for p in (kept / "ga-seed1").iterdir()}
     assert compare.main(["--methods", "ga", "--seeds", "1", "--frames", "8000", "--out",
-                         str(out), "--no-plots", "--", *TASK]) == 0
-    assert "resumed ga seed 1" in capsys.readouterr().out
-    assert compare.read_run(out / "ga-seed1") == before["ga-seed1"]
+                         str(kept), "--no-plots", "--", *TASK]) == 0
+    printed = capsys.readouterr().out
+    assert "kept ga seed 1: it played its 8,000 frames" in printed
+    assert "started ga seed 1" not in printed and "resumed" not in printed
+    assert {p.name: p.read_bytes() for p in (kept / "ga-seed1").iterdir()} == written
+    assert json.loads((kept / "compare.json").read_text())["runs"]["ga-seed1"] == \
+        before["ga-seed1"]
+
+
+def test_a_run_short_of_its_budget_or_its_final_test_is_not_complete(compared, tmp_path):
+    out, _ = compared
+    assert run_complete(out / "ga-seed1")
+    short = shutil.copytree(out / "ga-seed1", tmp_path / "short")
+    lines = (short / "logbook.csv").read_text().splitlines()
+    (short / "logbook.csv").write_text("\n".join(lines[:-1]) + "\n")
+    untested = shutil.copytree(out / "ga-seed1", tmp_path / "untested")
+    best = json.loads((untested / "best.json").read_text())
+    (untested / "best.json").write_text(json.dumps({**best, "held_out": None}))
+    assert not run_complete(short) and not run_complete(untested)
+    assert not run_complete(tmp_path / "absent")
 
 
 def _refusal(capsys, argv) -> str:
