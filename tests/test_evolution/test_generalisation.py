@@ -194,17 +194,13 @@ def test_the_benchmark_s_help_says_whole_sentences():
 def test_the_readme_shows_the_recipe_the_benchmark_runs():
     """The README's recipe, as its preset file and as the long command
     beside it, is the benchmark's recipe."""
-    import importlib.util
     import re
     import shlex
 
     from evolution.cli.run_options import build_parser, config_from_args
-    from paths import REPO_ROOT
+    from paths import REPO_ROOT, benchmark_module
 
-    spec = importlib.util.spec_from_file_location(
-        "generalization", REPO_ROOT / "benchmarks" / "generalization.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = benchmark_module("generalization")
     text = (REPO_ROOT / "README.md").read_text()
     section = text[text.index("## Policies that play stages they have never seen"):]
     short, long = (shlex.split(block.replace("\\\n", " "))
@@ -237,14 +233,9 @@ def test_the_readme_shows_the_recipe_the_benchmark_runs():
 
 def test_the_benchmark_takes_seeds_as_numbers_and_ranges():
     import argparse
-    import importlib.util
+    from paths import benchmark_module
 
-    from paths import REPO_ROOT
-
-    spec = importlib.util.spec_from_file_location(
-        "generalization_benchmark", REPO_ROOT / "benchmarks" / "generalization.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = benchmark_module("generalization")
     assert module.seeds_of("0-4") == [0, 1, 2, 3, 4]
     assert module.seeds_of("3") == [3]
     for bad in ("4-0", "x", "1-", "-2", "1-2-3"):

@@ -3,13 +3,12 @@ runs and tunings, kept without checkpoints, and put back so that another
 machine reads the finished runs and continues the tunings."""
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
 from commands import call
-from paths import REPO_ROOT
+from paths import benchmark_module
 from evolution import tune as tune_module
 from evolution.loop.outputs import run_complete
 from evolution.tune_storage import StudyLock
@@ -20,11 +19,7 @@ TASK = ["--stage", "gen:easy:0-3", "--validation-stage", "gen:easy:2000-2005",
 
 @pytest.fixture(scope="module")
 def store_module():
-    spec = importlib.util.spec_from_file_location(
-        "results_store", REPO_ROOT / "benchmarks" / "results_store.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("results_store")
 
 
 def trials_of(out):

@@ -25,7 +25,7 @@ from evolution.config_file import (
     toml_text,
 )
 from evolution.loop.outputs import read_config, read_logbook
-from paths import REPO_ROOT
+from paths import REPO_ROOT, benchmark_module
 
 CONFIGS = REPO_ROOT / "configs"
 FAST = ["--max-steps", "200", "--workers", "1", "--quiet", "--no-plots"]
@@ -241,13 +241,7 @@ def test_the_recipe_preset_is_the_readme_s_long_command():
 
 
 def generalization_benchmark():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "generalization", REPO_ROOT / "benchmarks" / "generalization.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+    return benchmark_module("generalization")
 
 
 def test_the_benchmark_runs_the_recipe_preset_and_shows_it_as_its_long_command():

@@ -4,10 +4,8 @@ program that does not finish is never reported as one; the size below
 which no program reads the observation is what the operator table gives."""
 from __future__ import annotations
 
-import importlib.util
 import io
 import re
-import sys
 from contextlib import redirect_stdout
 
 import numpy as np
@@ -15,7 +13,7 @@ import pytest
 from deap import gp
 
 from evolution.strategies.gp_strategy import Lowering
-from paths import REPO_ROOT
+from paths import benchmark_module
 from runners import RunnerConfig
 from runners.gp_program import GPPolicy
 from speednik import gp_program
@@ -31,13 +29,7 @@ FALLS = "if_then_else(gt(jump_ready, 0.5), right_jump, right)"          # a pit,
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location(
-        "gp_programs", REPO_ROOT / "benchmarks" / "gp_programs.py")
-    module = importlib.util.module_from_spec(spec)
-    # Its dataclass looks its module up by name.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("gp_programs")
 
 
 @pytest.fixture(scope="module")
