@@ -146,7 +146,9 @@ def _same_trials(a: Path, b: Path) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    p.add_argument("action", choices=("keep", "restore"))
+    p.add_argument("action", choices=("keep", "restore"),
+                   help="keep: copy what the tables need from --work to --store; restore: "
+                        "put back in --work every kept file missing there")
     p.add_argument("--work", type=Path, default=WORK, help="the figures' working folder")
     p.add_argument("--store", type=Path, default=STORE, help="where the results are kept")
     a = p.parse_args(argv)
