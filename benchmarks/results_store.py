@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evolution.loop.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, run_complete  # noqa: E402
-from evolution.tune_storage import STUDY_NAME  # noqa: E402
+from evolution.tune_storage import STUDY_NAME, open_storage  # noqa: E402
 
 WORK = ROOT / "runs" / "figures"
 STORE = ROOT / "benchmarks" / "results"
@@ -111,7 +111,7 @@ def _keep_study(study: Path, target: Path) -> list[Path]:
             source.close()
             dest.close()
         optuna.logging.set_verbosity(optuna.logging.WARNING)
-        storage = optuna.storages.RDBStorage(f"sqlite:///{copy}")
+        storage = open_storage(Path(tmp))
         for summary in optuna.get_all_study_summaries(storage):
             requeue_running(optuna.load_study(study_name=summary.study_name,
                                               storage=storage), Path(tmp))

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evolution.cli.settings_file import write_settings  # noqa: E402
-from evolution.loop.outputs import read_logbook  # noqa: E402
+from evolution.loop.outputs import read_logbook, run_complete  # noqa: E402
 from evolution.strategies.registry import list_strategies  # noqa: E402
 from evolution.tune import BEST_NAME, TRIALS_DIR, score_of  # noqa: E402
 
@@ -69,19 +69,11 @@ def validation_goals(run_dir: Path) -> int:
     return score_of(read_logbook(run_dir), VALIDATION_STAGES)[1]
 
 
-def played_to(run_dir: Path, frames: int) -> bool:
-    try:
-        rows = read_logbook(run_dir)
-    except (OSError, ValueError):
-        return False
-    return bool(rows) and rows[-1]["frames"] >= frames
-
-
 def validation_run(method: str, frames: int, run_dir: Path, settings: dict | None = None
                    ) -> int:
     """Validation stages a run of `method` finishes at `frames`, with its
     defaults or these settings."""
-    if not played_to(run_dir, frames):
+    if not run_complete(run_dir):
         if (run_dir / "checkpoint.npz").exists():
             python("-m", "evolution.run", "--resume", str(run_dir), "--quiet", "--no-plots")
         else:
