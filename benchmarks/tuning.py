@@ -53,6 +53,8 @@ VALIDATION_STAGES = 150
 # the one a single process makes. Asked for more, one process plays them
 # all, so that every later trial is drawn from all the trials before it.
 PROCESSES, RANDOM_START = 2, 10
+# The cores a run of TASK uses: its --workers.
+CORES = int(TASK[TASK.index("--workers") + 1])
 # The defaults a method had before its tuning made new ones.
 EARLIER_DEFAULTS = {
     "openai-es": {"es_sigma": 0.1, "es_lr": 0.1, "es_weight_decay": 0.005},
@@ -92,10 +94,17 @@ def validation_run(method: str, frames: int, run_dir: Path, settings: dict | Non
 def tuned(method: str, trials: int, frames: int, out: Path) -> tuple[int, dict, int]:
     """(trials, best settings, validation stages they finish)."""
     where = out / f"tune-{method}"
+    processes = PROCESSES if trials <= RANDOM_START else 1
+    # Processes sharing the cores each take their share of the threads: two
+    # processes of two threads each on two cores ran PPO, which calls the
+    # compiled batch once per decision, at a tenth of its speed (each call
+    # waits for a thread the other process holds). The logbook is the same
+    # at any --workers.
+    share = ["--workers", str(max(1, CORES // processes))]
     command = [sys.executable, "-m", "evolution.tune", "--method", method, "--trials",
-               str(trials), "--frames", str(frames), "--out", str(where), "--", *TASK]
-    processes = [subprocess.Popen(command, cwd=ROOT)
-                 for _ in range(PROCESSES if trials <= RANDOM_START else 1)]
+               str(trials), "--frames", str(frames), "--out", str(where), "--", *TASK,
+               *share]
+    processes = [subprocess.Popen(command, cwd=ROOT) for _ in range(processes)]
     for status in [p.wait() for p in processes]:
         if status:
             raise subprocess.CalledProcessError(status, command)
