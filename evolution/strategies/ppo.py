@@ -214,6 +214,12 @@ class PPO(Strategy):
         """One rollout of `ppo_steps` decisions in every episode, then
         SB3's update on it."""
         torch = _torch()
+        # Again at every update: Numba's OpenMP threading layer shares
+        # torch's OpenMP library, and a parallel batch of the compiled engine
+        # (the generation's play, validation) sets OpenMP's thread count for
+        # this thread when it restores its own, torch's with it. On two
+        # threads, two runs sharing two cores played a tenth as fast.
+        torch.set_num_threads(1)
         outside_torch, outside_np = torch.get_rng_state(), np.random.get_state()
         before = self.model.num_timesteps
         try:

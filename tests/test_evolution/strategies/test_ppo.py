@@ -112,3 +112,24 @@ def test_a_checkpoint_whose_weights_hold_nan_is_refused(tmp_path):
 def test_ppo_refuses_an_observation_the_compiled_engine_lacks():
     with pytest.raises(ValueError, match="tokens"):
         EvolutionConfig(algorithm="ppo", observation="tokens").validate()
+
+
+def test_an_update_trains_on_one_thread_after_the_engine_played_on_two():
+    # Numba's OpenMP layer shares torch's OpenMP library: a parallel batch
+    # sets the thread count torch then trains with.
+    import torch
+
+    from speednik.engine.batch import run_policy_batch
+    from speednik.stages import load_stage
+
+    config = _config()
+    learner = PPO(config, config.genome_size())
+    genome = learner.actor()
+    run_policy_batch([load_stage("hillside")], np.zeros(4, np.int64), np.zeros(4, np.int64),
+                     genome[None, :], policy="mlp", hidden=8, observation="terrain",
+                     max_steps=30, threads=2)
+    seen = []
+    train = learner.model.train
+    learner.model.train = lambda: (seen.append(torch.get_num_threads()), train())[1]
+    learner.update()
+    assert seen == [1]
