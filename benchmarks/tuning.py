@@ -91,22 +91,26 @@ def validation_run(method: str, frames: int, run_dir: Path, settings: dict | Non
     return validation_goals(run_dir)
 
 
+def tune_commands(method: str, trials: int, frames: int, out: Path) -> list[list[str]]:
+    """The `evolution.tune` processes that play a method's trials."""
+    processes = PROCESSES if trials <= RANDOM_START else 1
+    # Processes sharing the cores each take their share of the threads, so
+    # that no step of one waits on a thread the other holds (PPO steps its
+    # episodes once per decision). The logbook is the same at any --workers.
+    share = ["--workers", str(max(1, CORES // processes))]
+    command = [sys.executable, "-m", "evolution.tune", "--method", method, "--trials",
+               str(trials), "--frames", str(frames), "--out", str(out / f"tune-{method}"),
+               "--", *TASK, *share]
+    return [command] * processes
+
+
 def tuned(method: str, trials: int, frames: int, out: Path) -> tuple[int, dict, int]:
     """(trials, best settings, validation stages they finish)."""
     where = out / f"tune-{method}"
-    processes = PROCESSES if trials <= RANDOM_START else 1
-    # Processes sharing the cores each take their share of the threads: two
-    # processes of two threads each on two cores ran PPO, which calls the
-    # compiled batch once per decision, at a tenth of its speed (each call
-    # waits for a thread the other process holds). The logbook is the same
-    # at any --workers.
-    share = ["--workers", str(max(1, CORES // processes))]
-    command = [sys.executable, "-m", "evolution.tune", "--method", method, "--trials",
-               str(trials), "--frames", str(frames), "--out", str(where), "--", *TASK,
-               *share]
-    processes = [subprocess.Popen(command, cwd=ROOT) for _ in range(processes)]
-    for status in [p.wait() for p in processes]:
-        if status:
+    commands = tune_commands(method, trials, frames, out)
+    processes = [subprocess.Popen(command, cwd=ROOT) for command in commands]
+    for command, p in zip(commands, processes):
+        if status := p.wait():
             raise subprocess.CalledProcessError(status, command)
     best = json.loads((where / BEST_NAME).read_text())
     trial_dir = where / TRIALS_DIR / f"{best['found']['trial']:04d}"
