@@ -109,8 +109,8 @@ def tuned(method: str, trials: int, frames: int, out: Path) -> tuple[int, dict, 
     where = out / f"tune-{method}"
     commands = tune_commands(method, trials, frames, out)
     processes = [subprocess.Popen(command, cwd=ROOT) for command in commands]
-    for command, p in zip(commands, processes):
-        if status := p.wait():
+    for command, status in zip(commands, [p.wait() for p in processes]):
+        if status:
             raise subprocess.CalledProcessError(status, command)
     best = json.loads((where / BEST_NAME).read_text())
     trial_dir = where / TRIALS_DIR / f"{best['found']['trial']:04d}"
