@@ -180,9 +180,12 @@ def check_checkpoint_fits(ckpt, config: EvolutionConfig, path: Path) -> None:
         return CheckpointError(f"{path}: damaged checkpoint ({what}); accepted: a "
                                f"{CHECKPOINT_NAME} written by this tool")
 
-    if len(ckpt.population) != config.population:
+    # A learner (PPO) keeps its one policy; --population is its episodes.
+    individuals = 1 if get_strategy(config.algorithm).learner else config.population
+    if len(ckpt.population) != individuals:
         raise damaged(f"{len(ckpt.population)} genomes where its settings say "
-                      f"--population {config.population}")
+                      f"{individuals} (--algorithm {config.algorithm}, "
+                      f"--population {config.population})")
     if not 1 <= len(ckpt.hall_of_fame) <= config.hall_of_fame:
         raise damaged(f"a hall of fame of {len(ckpt.hall_of_fame)}")
     genomes = [g for g, _ in ckpt.population + ckpt.hall_of_fame]

@@ -110,7 +110,7 @@ def test_a_checkpoint_that_is_no_archive_says_so_not_pickle(runs, tmp_path):
     ("cmaes", lambda c: setattr(c, "search", None), "no CMA-ES state"),
     ("cmaes", lambda c: c.search["arrays"].update(centroid=np.zeros(3)), "centroid"),
     ("ga", lambda c: setattr(c, "population", c.population[:3]),
-     "3 genomes where its settings say --population 6"),
+     "3 genomes where its settings say 6 (--algorithm ga, --population 6)"),
     ("ga", lambda c: setattr(c, "hall_of_fame", [(g[:-1], f) for g, f in c.hall_of_fame]),
      "needs a genome of 104 numbers"),
     ("ga", lambda c: setattr(c, "logbook", c.logbook[:1]), "1 logbook rows for generation 1"),

@@ -1,6 +1,6 @@
 """PPO as a method of the run: its actor is the project's MLP (SB3's
 deterministic action is the compiled engine's), a short training run
-learns on hillside, and a stopped run resumed from its checkpoint gives
+learns on hillside, and a stopped run resumed from the command line gives
 the uninterrupted run's logbook, method numbers and genome."""
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 pytestmark = pytest.mark.skipif(find_spec("stable_baselines3") is None,
                                 reason="needs the 'rl' extra")
 
+from evolution import run  # noqa: E402
 from evolution.config import EvolutionConfig  # noqa: E402
 from evolution.loop.checkpoint import CheckpointError  # noqa: E402
 from evolution.loop.evolve import evolve  # noqa: E402
@@ -89,7 +90,10 @@ def test_a_short_run_on_hillside_learns_to_beat_the_untrained_policy(tmp_path):
 def test_a_stopped_run_resumed_from_its_checkpoint_is_the_uninterrupted_run(tmp_path):
     evolve(_config(generations=4), tmp_path / "whole")
     evolve(_config(generations=2), tmp_path / "part")
-    evolve(_config(generations=4), tmp_path / "part", resume=True)
+    # As a user resumes: the command line checks the checkpoint against its
+    # settings (one policy kept, --population 8 episodes) before it goes on.
+    assert run.main(["--resume", str(tmp_path / "part"), "--generations", "4", "--quiet",
+                     "--no-plots"]) == 0
     assert _rows(tmp_path / "part") == _rows(tmp_path / "whole")
     for name in ("method.jsonl",):
         assert (tmp_path / "part" / name).read_text() == (tmp_path / "whole" / name).read_text()
