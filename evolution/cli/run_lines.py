@@ -29,13 +29,26 @@ def format_time(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def time_left(record: dict, config: EvolutionConfig, elapsed: float) -> float:
+    """Seconds until the first budget to run out, at the pace so far: the
+    generations, or the frames when --max-frames ends the run first (a
+    learner's run is a frame budget with generations set beyond reach)."""
+    gen = record["gen"]
+    if not gen:
+        return 0.0
+    left = elapsed / gen * (config.generations - gen)
+    frames = record.get("frames")
+    if config.max_frames and frames:
+        left = min(left, elapsed / frames * (config.max_frames - frames))
+    return max(left, 0.0)
+
+
 def make_reporter(quiet: bool):
     def report(record: dict, config: EvolutionConfig, elapsed: float) -> None:
         if quiet:
             return
         gen = record["gen"]
-        done = max(gen, 1)
-        left = elapsed / done * (config.generations - gen) if gen else 0.0
+        left = time_left(record, config, elapsed)
         # best: the fitness of the genome the run would give now (best.json's);
         # pop max and pop mean: this generation's population.
         best = record.get("best")

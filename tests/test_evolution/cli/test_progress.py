@@ -1,4 +1,5 @@
-"""The one-line progress of slow work, and of building a run's stages."""
+"""The one-line progress of slow work, of building a run's stages, and the
+time a run says is left."""
 from __future__ import annotations
 
 import io
@@ -9,6 +10,7 @@ import pytest
 from evolution.config import ConfigError, EvolutionConfig
 from evolution.cli.run_stages import build_stages, check_stages_load
 from evolution.cli.progress import LOG_EVERY, SHOW_AFTER, ProgressLine
+from evolution.cli.run_lines import make_reporter
 from speednik import stages
 
 
@@ -108,3 +110,27 @@ def test_a_compiled_run_gets_its_stages_lowered_with_them(empty_cache):
     kept = check_stages_load(python, quiet=True)
     assert len(kept) == 2 and not any(hasattr(stage, "compiled") for stage in kept.stages)
     kept.release()
+
+
+# -- the time a run's generation line says is left ---------------------------------------
+
+def _line(capsys, config: EvolutionConfig, gen: int, frames: int, elapsed: float) -> str:
+    record = {"gen": gen, "max": 1.0, "mean": 1.0, "best_progress": 0.5, "completions": 0,
+              "frames": frames}
+    make_reporter(quiet=False)(record, config, elapsed)
+    return capsys.readouterr().out
+
+
+def test_the_time_left_is_that_of_the_budget_that_runs_out_first(capsys):
+    by_generations = EvolutionConfig(stages=("hillside",), generations=100)
+    # 10 of 100 generations in 60 s: 540 s left.
+    assert _line(capsys, by_generations, 10, 10_000, 60.0).rstrip().endswith("left 9:00")
+    # A frame budget far from its end: the generations still end the run first.
+    far = by_generations.replace(max_frames=10_000_000)
+    assert _line(capsys, far, 10, 10_000, 60.0).rstrip().endswith("left 9:00")
+    # A run whose frames end it (a learner's, generations beyond reach): a
+    # tenth of 1,000,000 frames played in 60 s leaves 540 s, not years.
+    by_frames = by_generations.replace(algorithm="ppo", policy="mlp",
+                                       generations=1_000_000, max_frames=1_000_000)
+    assert _line(capsys, by_frames, 10, 100_000, 60.0).rstrip().endswith("left 9:00")
+    assert _line(capsys, by_frames, 0, 0, 5.0).rstrip().endswith("left 0:00")
