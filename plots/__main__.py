@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the --out directory of python -m evolution.compare")
     m.add_argument("--out", type=Path, metavar="FILE",
                    help="the PNG to write (default: OUT_DIR/compare.png)")
+    m.add_argument("--methods", nargs="+", metavar="M",
+                   help="draw only these of the comparison's methods (each in the "
+                        "colour it has among all of them): --methods cmaes ppo")
 
     sub.add_parser("replay", add_help=False,
                    help="replay a genome or an agent and draw it (--plot FILE, --gif FILE); "
@@ -127,7 +130,7 @@ def _main(argv: list[str]) -> int:
         elif args.command == "methods":
             from plots.methods import METHODS_PICTURE, plot_methods
             out = out or args.run_dir / METHODS_PICTURE
-            plot_methods(args.run_dir, out)
+            plot_methods(args.run_dir, out, args.methods)
         elif args.command == "archive":
             from plots.archive import ARCHIVE_PICTURE, plot_archive
             out = out or args.run_dir / ARCHIVE_PICTURE

@@ -542,3 +542,33 @@ def test_the_methods_picture_draws_a_performance_profile_per_method(tmp_path):
     assert at[below_all] == 1.0 and y[-1] == 0.0
     # Between 0.6 and 0.9 one of ga's three runs is above.
     assert any(abs(v - 1 / 3) < 1e-9 for k, v in at.items() if 0.6 < k < 0.9)
+
+
+def test_the_methods_picture_draws_the_methods_asked_for_in_their_own_colours(tmp_path, capsys):
+    from matplotlib.colors import to_hex
+    from matplotlib.figure import Figure
+
+    from plots.methods import draw_methods
+
+    held = {"ga": [0.2, 0.6], "cmaes": [0.5, 0.9], "ppo": [0.7, 0.8]}
+    data = {"frames": 2_000_000, "seeds": [0, 1],
+            "methods": {m: {"held_out": {"values": v}, "fitness": {"values": [1, 2]}}
+                        for m, v in held.items()},
+            "runs": {f"{m}-seed{s}": {"frames": [0, 2_000_000], "best": [1.0, 2.0 + s]}
+                     for m in held for s in range(2)}}
+    (tmp_path / "compare.json").write_text(json.dumps(data))
+
+    def colours(fig):
+        return [{line.get_label().split(" ")[0]: to_hex(line.get_color())
+                 for line in ax.get_lines()} for ax in fig.axes]
+
+    everything = colours(draw_methods(Figure(), tmp_path))
+    some = draw_methods(Figure(), tmp_path, ["ppo", "cmaes"])
+    # Only those asked for, in both panels, each coloured as among all.
+    assert colours(some) == [{m: everything[0][m] for m in ("cmaes", "ppo")},
+                             {m: everything[1][m] for m in ("cmaes", "ppo")}]
+    # Frames in millions: the last point of a curve is the budget's 2.
+    assert some.axes[0].get_lines()[0].get_xdata()[-1] == pytest.approx(2.0)
+    assert plots_cli.main(["methods", str(tmp_path), "--methods", "ppo", "dqn"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "dqn not in this comparison" in err[0] and "ga, cmaes, ppo" in err[0]
