@@ -23,7 +23,9 @@ Sections, each named beside its table in the README:
 - compare:         the README's `evolution.compare` command, every method
                    the strategy registry can tune (`evolution.tune`'s
                    methods) with the settings the tuning found, its runs
-                   kept in runs/figures/compare and resumed the same way
+                   kept in runs/figures/compare and resumed the same way;
+                   and docs/compare-ppo-cmaes.png, PPO's and CMA-ES's
+                   curves
 
 `make figures` runs them all. Speed figures are `make bench`'s.
 """
@@ -127,6 +129,9 @@ def compare() -> None:
     try:
         python("-m", "evolution.compare", *COMPARE[:at], "--out", str(COMPARE_DIR),
                "--settings", *map(str, files), *COMPARE[at:], check=True)
+        # docs/comparison.md's picture of the learner beside the recipe's method.
+        python("-m", "plots", "methods", str(COMPARE_DIR), "--methods", "cmaes", "ppo",
+               "--out", "docs/compare-ppo-cmaes.png", check=True)
     finally:
         results_store.keep()
 
