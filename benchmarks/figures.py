@@ -112,7 +112,7 @@ def baselines() -> None:
 
 
 def generalisation() -> None:
-    python("benchmarks/generalization.py", check=True)
+    python("benchmarks/generalization.py", "--seeds", "0-4", check=True)
     for variant in VARIANTS:
         if variant != "recipe":
             python("benchmarks/generalization.py", "--variant", variant, check=True)
