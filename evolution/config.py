@@ -298,6 +298,11 @@ class EvolutionConfig:
         vary (a network whose topology evolves)."""
         return self.policy_spec().genome_size()
 
+    def individuals(self) -> int:
+        """Genomes a generation holds: --population, but one for a learner
+        (PPO), whose --population is the episodes it plays at once."""
+        return 1 if get_strategy(self.algorithm).learner else self.population
+
     def run_stages(self) -> list[str]:
         """Every stage the run plays: its training stages, then its
         validation and test stages, one name each."""

@@ -180,8 +180,7 @@ def check_checkpoint_fits(ckpt, config: EvolutionConfig, path: Path) -> None:
         return CheckpointError(f"{path}: damaged checkpoint ({what}); accepted: a "
                                f"{CHECKPOINT_NAME} written by this tool")
 
-    # A learner (PPO) keeps its one policy; --population is its episodes.
-    individuals = 1 if get_strategy(config.algorithm).learner else config.population
+    individuals = config.individuals()
     if len(ckpt.population) != individuals:
         raise damaged(f"{len(ckpt.population)} genomes where its settings say "
                       f"{individuals} (--algorithm {config.algorithm}, "

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from evolution.config import EvolutionConfig
-from evolution.strategies.registry import get_strategy
 
 
 def this_python() -> str:
@@ -52,7 +51,7 @@ def make_reporter(quiet: bool):
         # best: the fitness of the genome the run would give now (best.json's);
         # pop max and pop mean: this generation's population.
         best = record.get("best")
-        individuals = 1 if get_strategy(config.algorithm).learner else config.population
+        individuals = config.individuals()
         print(f"gen {gen:4d}  best {record['max'] if best is None else best:8.3f}"
               f"  pop max {record['max']:8.3f}  pop mean {record['mean']:8.3f}"
               f"  progress {100 * record['best_progress']:5.1f}%"
