@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, fields
 
+import numpy as np
+
 from evolution.scheduler_address import check_scheduler
 from evolution.strategies.registry import (
     STRATEGIES,
@@ -51,6 +53,12 @@ class EvolutionConfig:
     # Stop once the search has played this many frames (the generation
     # that reaches it is finished); None: only `generations` stops a run.
     max_frames: int | None = None
+    # Several searches, each from a seed of its own (`start_seed`), play
+    # `start_frames` frames one after the other; the one whose genomes
+    # validated best then goes on alone to `max_frames`
+    # (`evolution.loop.starts`). 1: a single search.
+    starts: int = 1
+    start_frames: int | None = None
     # The best genomes ever scored that the run keeps (its first is the
     # genome a run without validation gives; all are validation's
     # candidates; the GA's elite is taken from them).
@@ -142,6 +150,7 @@ class EvolutionConfig:
         if self.max_frames is not None:
             positive("max_frames", self.max_frames)
         positive("hall_of_fame", self.hall_of_fame)
+        self._check_starts()
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise ConfigError(f"seed must be a whole number, got {self.seed!r}")
         if self.stall_frames is not None and (
@@ -221,6 +230,48 @@ class EvolutionConfig:
                 f"unknown observation {self.observation!r}; accepted: "
                 f"{', '.join(list_observations())}")
         self._check_pairing()
+
+    def _check_starts(self) -> None:
+        if not isinstance(self.starts, int) or isinstance(self.starts, bool) \
+                or self.starts < 1:
+            raise ConfigError(f"starts must be a whole number >= 1, got {self.starts!r}")
+        if self.start_frames is not None and (
+                not isinstance(self.start_frames, int) or isinstance(self.start_frames, bool)
+                or self.start_frames < 1):
+            raise ConfigError(f"start_frames must be a whole number >= 1, got "
+                              f"{self.start_frames!r}")
+        if self.starts == 1:
+            if self.start_frames is not None:
+                raise ConfigError("start_frames is what each of several starts plays, "
+                                  "so it needs starts >= 2; accepted: starts 1 without it")
+            return
+        needs = [what for what, given in (
+            ("start_frames", self.start_frames), ("max_frames", self.max_frames),
+            ("validation_stages", self.validation_stages)) if not given]
+        if needs:
+            raise ConfigError(
+                f"starts {self.starts} plays each start for start_frames frames and "
+                f"continues the one that validates best until max_frames, so it needs "
+                f"{', '.join(needs)}; accepted: starts 1 without them")
+        if self.max_frames <= self.starts * self.start_frames:
+            raise ConfigError(
+                f"max_frames ({self.max_frames}) leaves nothing for the start that goes "
+                f"on after {self.starts} starts of start_frames ({self.start_frames}); "
+                f"accepted: max_frames above {self.starts * self.start_frames}")
+
+    def start_seed(self, start: int) -> int:
+        """The seed start number `start` (from 0) searches from: the run's
+        own for the first, so that one start is the run without starts;
+        for the others, one derived from the run's seed and the number."""
+        if start == 0:
+            return self.seed
+        words = np.random.SeedSequence([self.seed & 0xFFFFFFFF, start]).generate_state(1)
+        return int(words[0])
+
+    def for_start(self, start: int) -> "EvolutionConfig":
+        """These settings with start number `start`'s seed: what its
+        search strategy is built from."""
+        return self.replace(seed=self.start_seed(start))
 
     def _check_pairing(self) -> None:
         """A strategy with a family of its own evolves only that one; the

@@ -51,7 +51,7 @@ TABLES: dict[str, tuple[str, ...]] = {
              "action_repeat", "max_steps", "stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
     "method": ("algorithm", "population", "hall_of_fame"),
-    "budget": ("generations", "max_frames"),
+    "budget": ("generations", "max_frames", "starts", "start_frames"),
     "run": ("seed", "workers", "engine", "scheduler", "checkpoint_every"),
 }
 TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
@@ -225,6 +225,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "algorithm": _choice(list_strategies), "population": _whole(2),
     "hall_of_fame": _whole(1),
     "generations": _whole(0), "max_frames": _whole(1),
+    "starts": _whole(1), "start_frames": _whole(1),
     "seed": _whole(None), "workers": _whole(1), "engine": _choice(lambda: ENGINES),
     "scheduler": _scheduler, "checkpoint_every": _whole(1),
 }

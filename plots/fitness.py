@@ -15,7 +15,9 @@ panel: what the numbers mean on the stage, the best progress (% of the
 way to the goal) and how many genomes reached the goal, and, for a run
 with held-out test stages, the best genome's mean progress and completion
 rate on them beside it: training against held-out. The title names the
-stages, seed and population from `config.json`.
+stages, seed and population from `config.json`. A run of several starts
+(`--starts`) has a grey line where each start begins, and where the best
+of them goes on.
 """
 from __future__ import annotations
 
@@ -88,6 +90,24 @@ class RunData:
         every stage, or None."""
         hits = np.nonzero(self.columns["completions"] > 0)[0]
         return int(self.columns["gen"][hits[0]]) if hits.size else None
+
+
+def start_changes(run: RunData) -> list[tuple[int, str]]:
+    """(generation, label) where a run of several starts changed the
+    search it plays: "start 2" where the second began, "start 1 goes on"
+    where the best of them took over again; none for a run of one start."""
+    starts = run.columns.get("start")
+    if starts is None or not np.isfinite(starts).all():
+        return []
+    out = []
+    seen = {int(starts[0])}
+    for i in range(1, starts.size):
+        if starts[i] != starts[i - 1]:
+            k = int(starts[i])
+            out.append((int(run.columns["gen"][i]),
+                        f"start {k + 1} goes on" if k in seen else f"start {k + 1}"))
+            seen.add(k)
+    return out
 
 
 def read_run(run_dir: str | os.PathLike) -> RunData:
@@ -219,6 +239,12 @@ def draw_fitness(run: RunData) -> Figure:
     goals.set_ylabel("genomes at goal", color=GOAL_COLOUR)
     goals.set_ylim(0, max(1.0, float(c["completions"].max())) * 1.15)
     goals.yaxis.get_major_locator().set_params(integer=True)
+
+    for at, label in start_changes(run):
+        for a in (ax, low):
+            a.axvline(at, color=WORST_COLOUR, linestyle="-", linewidth=1.0, alpha=0.6)
+        ax.text(at, 0.02, f" {label}", color="#555555", rotation=90,
+                transform=ax.get_xaxis_transform(), va="bottom", ha="left", fontsize=8)
 
     first = run.first_goal_generation()
     if first is not None:

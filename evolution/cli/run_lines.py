@@ -65,6 +65,9 @@ def make_reporter(quiet: bool):
                  f"{100 * record['coverage']:.1f}%" if "qd_score" in record else "")
               + (f"  species {record['species']}  connections "
                  f"{record['connections']:.1f}" if "species" in record else "")
+              # Counted from 1 here, as a reader counts starts.
+              + (f"  start {record['start'] + 1}/{config.starts}"
+                 if "start" in record else "")
               + f"  elapsed {format_time(elapsed)}  left {format_time(left)}",
               flush=True)
     return report

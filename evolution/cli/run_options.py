@@ -80,6 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
              "them is finished; held-out and validation episodes are not counted), "
              "or at --generations, whichever comes first: an equal budget for "
              "comparing search methods (default: no limit)")
+    opt("--starts", type=int, metavar="K",
+        help="start K searches, each from a seed of its own, one after the other for "
+             "--start-frames frames each; the one whose genomes did best on the "
+             "validation stages then goes on alone until --max-frames (all starts' "
+             "frames count in it); needs --validation-stage")
+    opt("--start-frames", type=int, metavar="N",
+        help="frames each of the --starts plays before the best goes on")
     target = task
     opt("--stage", dest="stages", nargs="+", metavar="NAME", default_of="stages",
         help="stage(s) to evolve on: built-in names (hillside, pipeworks, skybridge), "

@@ -58,7 +58,7 @@ class Checkpoint:
     reporters: dict | None = None
 
 
-def _genome_arrays(name: str, genomes: list[np.ndarray]) -> dict[str, np.ndarray]:
+def genome_arrays(name: str, genomes: list[np.ndarray]) -> dict[str, np.ndarray]:
     """Genomes of one size as a matrix under `name`; of several sizes,
     concatenated under `name` with their lengths under `name_lengths`."""
     genomes = [np.asarray(g, dtype=np.float64).ravel() for g in genomes]
@@ -71,8 +71,8 @@ def _genome_arrays(name: str, genomes: list[np.ndarray]) -> dict[str, np.ndarray
             name + LENGTHS_SUFFIX: np.array(lengths, dtype=np.int64)}
 
 
-def _genomes(arrays: dict[str, np.ndarray], name: str) -> list[np.ndarray]:
-    """The genomes `_genome_arrays` stored under `name`, in order."""
+def stored_genomes(arrays: dict[str, np.ndarray], name: str) -> list[np.ndarray]:
+    """The genomes `genome_arrays` stored under `name`, in order."""
     flat = arrays[name]
     lengths = arrays.get(name + LENGTHS_SUFFIX)
     if lengths is None:
@@ -106,7 +106,7 @@ def checkpoint_bytes(ckpt: Checkpoint) -> bytes:
     if ckpt.reporters is not None:
         search_arrays.update({REPORTER_PREFIX + name: np.asarray(a)
                               for name, a in ckpt.reporters["arrays"].items()})
-    summary_genomes = _genome_arrays("summary_genomes", [np.frombuffer(k, dtype=np.float64)
+    summary_genomes = genome_arrays("summary_genomes", [np.frombuffer(k, dtype=np.float64)
                                                          for k in keys])
     if not keys:
         genome_size = len(ckpt.population[0][0]) if ckpt.population else 0
@@ -114,9 +114,9 @@ def checkpoint_bytes(ckpt: Checkpoint) -> bytes:
     buf = io.BytesIO()
     np.savez(
         buf,
-        **_genome_arrays("population", [g for g, _ in ckpt.population]),
+        **genome_arrays("population", [g for g, _ in ckpt.population]),
         population_fitness=np.array([f for _, f in ckpt.population], dtype=np.float64),
-        **_genome_arrays("hall_of_fame", [g for g, _ in ckpt.hall_of_fame]),
+        **genome_arrays("hall_of_fame", [g for g, _ in ckpt.hall_of_fame]),
         hall_of_fame_fitness=np.array([f for _, f in ckpt.hall_of_fame], dtype=np.float64),
         **summary_genomes,
         random_internal=np.array(internal, dtype=np.int64),
@@ -196,8 +196,8 @@ def _checked(arrays: dict[str, np.ndarray], meta: dict) -> Checkpoint:
     for name in floats:
         if arrays[name].dtype != np.float64:
             raise ValueError(f"{name} is {arrays[name].dtype}, not float64")
-    pop, pop_fit = _genomes(arrays, "population"), arrays["population_fitness"]
-    hof, hof_fit = _genomes(arrays, "hall_of_fame"), arrays["hall_of_fame_fitness"]
+    pop, pop_fit = stored_genomes(arrays, "population"), arrays["population_fitness"]
+    hof, hof_fit = stored_genomes(arrays, "hall_of_fame"), arrays["hall_of_fame_fitness"]
     if pop_fit.shape != (len(pop),):
         raise ValueError("population and its fitness do not match")
     if hof_fit.shape != (len(hof),):
@@ -213,7 +213,7 @@ def _checked(arrays: dict[str, np.ndarray], meta: dict) -> Checkpoint:
     if gauss_next is not None and not (isinstance(gauss_next, float)
                                        and math.isfinite(gauss_next)):
         raise ValueError(f"gauss_next is {gauss_next!r}")
-    genomes = _genomes(arrays, "summary_genomes")
+    genomes = stored_genomes(arrays, "summary_genomes")
     summaries = meta["summaries"]
     if len(genomes) != len(summaries):
         raise ValueError("summaries and their genomes do not match")

@@ -35,11 +35,13 @@ from evolution.loop.outputs import keep_stage_copies, read_config_data, write_co
 from evolution.loop.reporters import Console, HeldOut, LogbookFollower, MethodLog, RunFiles
 from evolution.loop.run_state import Finished, Reporter, RunState
 from evolution.loop.stage_draw import StageDraw
+from evolution.loop.starts import Starts
 from evolution.strategies.base import Strategy
 from evolution.strategies.registry import get_strategy
 from evolution.loop.validation import Validation
 from runners.atomic import remove_stale_temporaries
 from runners.errors import EpisodeError, WorkerDiedError
+from speednik.signals import signals_held
 from speednik.stages import keep_stages
 
 
@@ -83,9 +85,11 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         follower = LogbookFollower(run_dir)
         method_log = MethodLog(run_dir)
         validation = Validation(config, evaluator)
-        # Validation first: the held-out test plays the genome it chose.
-        # The method's numbers are saved before the checkpoint (see MethodLog).
-        reporters: list[Reporter] = [draw, validation, held_out, method_log,
+        starts = Starts(config, strategy_class, size)
+        # Validation first: the held-out test plays the genome it chose, and
+        # the starts compare what it found. The method's numbers are saved
+        # before the checkpoint (see MethodLog).
+        reporters: list[Reporter] = [draw, validation, starts, held_out, method_log,
                                      RunFiles(run_dir, held_out), follower]
         if report:
             reporters.append(Console(report))
@@ -94,9 +98,10 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                        evaluations, reporters=reporters,
                        scorer=lambda genome, gen: evaluator(
                            [np.asarray(genome)], draw.stages(gen))[0],
-                       validation=validation if validation.active() else None)
+                       validation=validation if validation.active() else None,
+                       starts=starts if starts.active() else None)
         if resume:
-            _restore(run, run_dir, strategy_class, size)
+            _restore(run, run_dir, strategy_class, size, starts)
             method_log.resume(run.gen)
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -136,7 +141,9 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             while run.gen < config.generations and not config.budget_spent(evaluations.frames):
                 t0 = time.perf_counter()
                 gen = run.gen + 1
-                offspring = run.strategy.ask(run.population, run.hall_of_fame)
+                # A new start's first generation is its initial one.
+                offspring = (run.strategy.initial() if starts.fresh()
+                             else run.strategy.ask(run.population, run.hall_of_fame))
                 evaluations.frames += run.strategy.played_frames()
                 scoring["gen"] = gen
                 evals = evaluations.assign(offspring, fresh=subsets)
@@ -153,11 +160,16 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                 record["best"] = float(run.best(gen)[1])
                 run.finish(gen, offspring, record)
                 run.logbook.record(**record)
-                evaluations.forget_all_but(list(offspring) + list(run.hall_of_fame))
+                # The next start, or the best one, may take the search over;
+                # a Ctrl-C waits until it has, so a checkpoint never holds
+                # half of each.
+                with signals_held():
+                    switched = starts.after(run)
+                evaluations.forget_all_but(list(run.population) + list(run.hall_of_fame))
                 run.elapsed = time.perf_counter() - start
                 last = (gen == config.generations
                         or config.budget_spent(evaluations.frames))
-                if last or gen % config.checkpoint_every == 0:
+                if last or switched or gen % config.checkpoint_every == 0:
                     run.save()
                 run.report_generation(record)
         except (WorkerDiedError, EpisodeError, ClusterError):
@@ -198,7 +210,7 @@ def _save_first_generation(run: RunState, run_dir: Path) -> None:
 
 
 def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],
-             size: int) -> None:
+             size: int, starts: Starts) -> None:
     """The run as its checkpoint left it."""
     ckpt = load_checkpoint(run_dir)
     # The new generation total, and the numeric environment of the start.
@@ -221,12 +233,18 @@ def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],
     run.evaluations.frames = int((ckpt.logbook[-1].get("frames") if ckpt.logbook else 0) or 0)
     random.setstate(ckpt.random_state)
     try:
-        run.strategy = strategy_class.from_state(run.config, size, ckpt.search)
+        # Where the starts stand first: the search is the current start's.
+        for reporter in run.reporters:
+            reporter.restore(ckpt.reporters)
+        if starts.fresh():
+            run.strategy = starts.build()
+        else:
+            run.strategy = strategy_class.from_state(
+                run.config.for_start(starts.start) if starts.active() else run.config,
+                size, ckpt.search)
     except CheckpointError as exc:
         raise CheckpointError(f"{run_dir}: {exc}") from None
     run.elapsed = ckpt.elapsed
-    for reporter in run.reporters:
-        reporter.restore(ckpt.reporters)
     last = ckpt.logbook[-1] if ckpt.logbook else {}
     run.done = Finished(ckpt.generation, population, ckpt.random_state,
                         list(run.hall_of_fame), last, ckpt.search)

@@ -53,7 +53,7 @@ class HeldOut(Reporter):
     def columns(self, run: RunState, gen: int) -> dict:
         """The logbook's test columns for generation `gen` (None when not
         tested this generation)."""
-        if not self.stages or not self.config.tested(gen, run.evaluations.frames):
+        if not self.stages or not run.tested(gen):
             return {"test_goals": None, "test_progress": None}
         best, _, _ = run.best(gen)
         report = self.known(best)

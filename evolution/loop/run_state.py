@@ -58,6 +58,10 @@ class GenomeChooser(Protocol):
 
     chosen: tuple | None
 
+    def ranks(self, gen: int) -> list[tuple[tuple, dict]]:
+        """Each candidate's rank and origin, for generation `gen` when it
+        played them; else none."""
+
     def origin(self) -> dict | None:
         """Which candidate `chosen` was, and the generation it was chosen
         in; None before any choice."""
@@ -98,6 +102,9 @@ class RunState:
     scorer: Callable[[Any, int], tuple[float, dict]] | None = None
     # Chooses the run's genome on validation stages, when it has some.
     validation: GenomeChooser | None = None
+    # The run's several starts (`evolution.loop.starts.Starts`), when it
+    # has them: `.start`, the one playing, and `.ends(frames)`.
+    starts: Any = None
     # The genomes scored by `scored`, by their bytes, and the generation
     # whose stages scored them.
     _scored_gen: int = -1
@@ -151,6 +158,18 @@ class RunState:
                 self.evaluations.count(self._scored[key][1])
         fitness, summary = self._scored[key]
         return genome, fitness, summary
+
+    @property
+    def start(self) -> int:
+        """The start playing (0 without several)."""
+        return 0 if self.starts is None else self.starts.start
+
+    def tested(self, gen: int) -> bool:
+        """Whether generation `gen` is one that validation and the held-out
+        test play: `EvolutionConfig.tested`, and the last of each start."""
+        frames = self.evaluations.frames
+        return (self.config.tested(gen, frames)
+                or (self.starts is not None and self.starts.ends(frames)))
 
     @property
     def gen(self) -> int:

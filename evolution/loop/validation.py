@@ -54,6 +54,9 @@ class Validation(Reporter):
         # it came from: {"candidate": HALL_OF_FAME, RECOMMENDATION or
         # STRATEGY_CANDIDATE, "generation": the one it was chosen in}.
         self.chosen: tuple[np.ndarray, float, dict, tuple[int, float, float], dict] | None = None
+        # The last generation validated, and each candidate's rank there
+        # and origin (`ranks`).
+        self._ranked: tuple[int, list[tuple[tuple, dict]]] = (-1, [])
 
     def active(self) -> bool:
         return bool(self.stages)
@@ -61,11 +64,12 @@ class Validation(Reporter):
     def columns(self, run: RunState, gen: int) -> dict:
         if not self.stages:
             return {}
-        if not self.config.tested(gen, run.evaluations.frames):
+        if not run.tested(gen):
             return {"val_goals": None, "val_progress": None}
         candidates = self._candidates(run, gen)
         scores = self.evaluator([c[0] for c in candidates], self.stages)
         best = rank = None
+        ranked = []
         for (genome, fitness, summary, origin), (reward, result) in zip(candidates, scores):
             completed = {name: bool(r["metrics"]["goal_reached"])
                          for name, r in result["results"].items()}
@@ -73,10 +77,12 @@ class Validation(Reporter):
             key = (goals, float(reward), float(result["progress"]))
             this = (completion_score(completed, self.sets, self.config.validation_weight),
                     float(reward))
+            ranked.append((this, origin))
             if best is None or this > rank:
                 best, rank = (np.array(genome, dtype=np.float64), fitness, summary, key,
                               origin), this
         self.chosen = best
+        self._ranked = (gen, ranked)
         return {"val_goals": best[3][0], "val_progress": best[3][2]}
 
     def _candidates(self, run: RunState, gen: int) -> list[tuple[Any, float, dict, dict]]:
@@ -94,7 +100,10 @@ class Validation(Reporter):
                 out.append((genome, fitness, summary, origin))
 
         def new(candidate: str) -> dict:
-            return {"candidate": candidate, "generation": gen}
+            origin = {"candidate": candidate, "generation": gen}
+            if run.starts is not None:
+                origin["start"] = run.start
+            return origin
 
         if self.chosen is not None:
             add(*self.chosen[:3], self.chosen[4])
@@ -105,6 +114,12 @@ class Validation(Reporter):
         for genome in run.strategy.candidates():
             add(*run.scored(genome, gen), new(STRATEGY_CANDIDATE))
         return out
+
+    def ranks(self, gen: int) -> list[tuple[tuple, dict]]:
+        """Each candidate's rank (what `columns` compares: the completion
+        score, then the mean reward) and origin, for generation `gen` when
+        it played them; else none."""
+        return list(self._ranked[1]) if self._ranked[0] == gen else []
 
     def origin(self) -> dict | None:
         """Which candidate the chosen genome was and the generation it was

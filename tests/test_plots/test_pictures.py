@@ -31,7 +31,7 @@ from plots.animation import (
     write_replay_gif,
 )
 from plots.compare import draw_compare, plot_compare, run_labels
-from plots.fitness import draw_fitness, plot_fitness, read_run
+from plots.fitness import draw_fitness, plot_fitness, read_run, start_changes
 from plots.stage_map import (
     EARTH,
     GRASS,
@@ -150,6 +150,24 @@ def test_fitness_marks_the_first_generation_at_the_goal(tmp_path):
     verticals = [l for l in ax.get_lines() if list(l.get_xdata()) == [8, 8]]
     assert verticals, "no vertical line at generation 8"
     assert any("first goal: generation 8" in t.get_text() for t in ax.texts)
+
+
+def test_fitness_marks_where_each_start_began_and_the_best_went_on(tmp_path):
+    run = make_run(tmp_path / "run", generations=12)
+    rows = (run / "logbook.csv").read_text().splitlines()
+    starts = [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 0]
+    (run / "logbook.csv").write_text("\n".join(
+        [rows[0] + ",start"] + [f"{r},{k}" for r, k in zip(rows[1:], starts)]) + "\n")
+    data = read_run(run)
+    assert start_changes(data) == [(4, "start 2"), (7, "start 3"), (10, "start 1 goes on")]
+    ax = draw_fitness(data).axes[0]
+    verticals = {l.get_xdata()[0] for l in ax.get_lines()
+                 if len(set(l.get_xdata())) == 1 and len(l.get_xdata()) == 2}
+    assert verticals >= {4, 7, 10}
+    assert {"start 2", "start 3", "start 1 goes on"} <= {t.get_text().strip()
+                                                         for t in ax.texts}
+    # A run of one start has no such lines.
+    assert start_changes(read_run(make_run(tmp_path / "one"))) == []
 
 
 def test_fitness_without_a_goal_says_so(tmp_path):

@@ -134,3 +134,15 @@ def test_the_time_left_is_that_of_the_budget_that_runs_out_first(capsys):
                                        generations=1_000_000, max_frames=1_000_000)
     assert _line(capsys, by_frames, 10, 100_000, 60.0).rstrip().endswith("left 9:00")
     assert _line(capsys, by_frames, 0, 0, 5.0).rstrip().endswith("left 0:00")
+
+
+def test_a_run_of_several_starts_says_which_one_plays(capsys):
+    config = EvolutionConfig(stages=("gen:easy:0-1",), validation_stages=("gen:easy:5",),
+                             max_frames=10_000, starts=3, start_frames=1_000)
+    record = {"gen": 4, "max": 1.0, "mean": 1.0, "best_progress": 0.5, "completions": 0,
+              "frames": 2_500, "start": 1}
+    make_reporter(quiet=False)(record, config, 10.0)
+    assert "  start 2/3  " in capsys.readouterr().out
+    # A run of one start has no such column, and says nothing of starts.
+    assert " start " not in _line(capsys, config.replace(starts=1, start_frames=None),
+                                  4, 2_500, 10.0)
