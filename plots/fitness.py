@@ -243,8 +243,9 @@ def draw_fitness(run: RunData) -> Figure:
     for at, label in start_changes(run):
         for a in (ax, low):
             a.axvline(at, color=WORST_COLOUR, linestyle="-", linewidth=1.0, alpha=0.6)
-        ax.text(at, 0.02, f" {label}", color="#555555", rotation=90,
-                transform=ax.get_xaxis_transform(), va="bottom", ha="left", fontsize=8)
+        ax.text(at, 0.97, label, color="#444444", transform=ax.get_xaxis_transform(),
+                va="top", ha="left", fontsize=8,
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5))
 
     first = run.first_goal_generation()
     if first is not None:
@@ -277,7 +278,13 @@ def draw_fitness(run: RunData) -> Figure:
     # Generation 0 is the random initial population; a run of N
     # generations logs 0..N.
     done = f"generations 0-{last}"
-    if isinstance(total, int) and last < total:
+    budget = run.settings.get("max_frames")
+    frames = c.get("frames")
+    spent = (isinstance(budget, int) and frames is not None and frames.size
+             and np.isfinite(frames[-1]) and frames[-1] >= budget)
+    if spent:
+        done += f", its budget of {budget / 1e6:g} million frames played"
+    elif isinstance(total, int) and last < total:
         done += f" of {total} (still running or stopped)"
     fig.suptitle(f"Fitness per generation — {describe_run(run)}", fontsize=13, y=0.975)
     fig.text(0.5, 0.925, f"{run.name}: {done}", ha="center", fontsize=10, color="#444444")

@@ -170,6 +170,17 @@ def test_fitness_marks_where_each_start_began_and_the_best_went_on(tmp_path):
     assert start_changes(read_run(make_run(tmp_path / "one"))) == []
 
 
+def test_fitness_of_a_run_its_frame_budget_ended_says_so(tmp_path):
+    run = make_run(tmp_path / "run", generations=6, max_frames=5000)
+    rows = (run / "logbook.csv").read_text().splitlines()
+    (run / "logbook.csv").write_text("\n".join(
+        [rows[0] + ",frames"] + [f"{r},{1000 * i}" for i, r in enumerate(rows[1:])]) + "\n")
+    fig = draw_fitness(read_run(run))
+    subtitle = " ".join(t.get_text() for t in fig.texts)
+    assert "its budget of 0.005 million frames played" in subtitle
+    assert "still running" not in subtitle
+
+
 def test_fitness_without_a_goal_says_so(tmp_path):
     fig = draw_fitness(read_run(make_run(tmp_path / "run", first_goal=None)))
     ax = fig.axes[0]
