@@ -68,6 +68,9 @@ def make_reporter(quiet: bool):
               # Counted from 1 here, as a reader counts starts.
               + (f"  start {record['start'] + 1}/{config.starts}"
                  if "start" in record else "")
+              + (f" (ends: its best validates {record['start_val_goals']}/"
+                 f"{len(config.validation_stage_names())})"
+                 if record.get("start_val_goals") is not None else "")
               + f"  elapsed {format_time(elapsed)}  left {format_time(left)}",
               flush=True)
     return report

@@ -30,7 +30,7 @@ RUN_FORMAT = "speednik-evolve-run"
 LOGBOOK_COLUMNS = LOGBOOK_HEADER
 # Columns that count something: read back as whole numbers.
 COUNT_COLUMNS = ("gen", "evals", "completions", "test_goals", "frames", "val_goals",
-                 "species")
+                 "species", "start", "start_val_goals")
 RUN_ACCEPTED = (f"a run directory written by evolution holds {CONFIG_NAME} and "
                 f"{LOGBOOK_NAME} (columns {','.join(LOGBOOK_COLUMNS)})")
 

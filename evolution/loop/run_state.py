@@ -58,9 +58,9 @@ class GenomeChooser(Protocol):
 
     chosen: tuple | None
 
-    def ranks(self, gen: int) -> list[tuple[tuple, dict]]:
-        """Each candidate's rank and origin, for generation `gen` when it
-        played them; else none."""
+    def ranks(self, gen: int) -> list[tuple[tuple, int, dict]]:
+        """Each candidate's rank, validation stages completed and origin,
+        for generation `gen` when it played them; else none."""
 
     def origin(self) -> dict | None:
         """Which candidate `chosen` was, and the generation it was chosen

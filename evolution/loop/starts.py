@@ -66,8 +66,10 @@ class Starts(Reporter):
         self.start = 0
         # Frames played when the current start began.
         self.began = 0
-        # The current start's best validation rank so far (None: none yet).
+        # The current start's best validation rank so far (None: none
+        # yet), and the validation stages that genome completed.
         self.score: list[float] | None = None
+        self.goals = 0
         # Whether the current start has yet to play its first generation.
         self.new = False
         self.racing = config.starts > 1
@@ -90,11 +92,16 @@ class Starts(Reporter):
         # Validation (a reporter before this one) has just ranked this
         # generation's candidates, when it was one it plays.
         if self.racing and run.validation is not None:
-            for rank, origin in run.validation.ranks(gen):
+            for rank, goals, origin in run.validation.ranks(gen):
                 if origin.get("start") == self.start and (
                         self.score is None or list(rank) > self.score):
-                    self.score = list(rank)
-        return {"start": self.start}
+                    self.score, self.goals = list(rank), goals
+        # What the start that ends here counts for: the validation stages
+        # its best genome completed (the run's `val_goals` may be another
+        # start's).
+        ends = self.ends(run.evaluations.frames)
+        return {"start": self.start,
+                "start_val_goals": self.goals if ends and self.score is not None else None}
 
     def after(self, run: RunState) -> bool:
         """After a finished generation: when it ended the current start,
@@ -120,7 +127,7 @@ class Starts(Reporter):
             self.leader = self._pause(run, score)
         self.start += 1
         self.began = run.evaluations.frames
-        self.score = None
+        self.score, self.goals = None, 0
         self.new = True
         # A new start is its seed alone until its first generation: the
         # checkpoint holds no search state for it, and a resumed run builds
@@ -181,7 +188,8 @@ class Starts(Reporter):
         if not self.active():
             return None
         meta: dict = {"start": self.start, "began": self.began, "score": self.score,
-                      "new": self.new, "racing": self.racing, "leader": None}
+                      "goals": self.goals, "new": self.new, "racing": self.racing,
+                      "leader": None}
         arrays: dict = {}
         if self.leader is not None:
             lead = self.leader
@@ -212,6 +220,7 @@ class Starts(Reporter):
             self.start = int(meta["start"])
             self.began = int(meta["began"])
             self.score = None if meta["score"] is None else [float(x) for x in meta["score"]]
+            self.goals = int(meta["goals"])
             self.new = bool(meta["new"])
             self.racing = bool(meta["racing"])
             self.leader = None if meta["leader"] is None else _paused(meta["leader"], arrays)

@@ -56,7 +56,7 @@ class Validation(Reporter):
         self.chosen: tuple[np.ndarray, float, dict, tuple[int, float, float], dict] | None = None
         # The last generation validated, and each candidate's rank there
         # and origin (`ranks`).
-        self._ranked: tuple[int, list[tuple[tuple, dict]]] = (-1, [])
+        self._ranked: tuple[int, list[tuple[tuple, int, dict]]] = (-1, [])
 
     def active(self) -> bool:
         return bool(self.stages)
@@ -77,7 +77,7 @@ class Validation(Reporter):
             key = (goals, float(reward), float(result["progress"]))
             this = (completion_score(completed, self.sets, self.config.validation_weight),
                     float(reward))
-            ranked.append((this, origin))
+            ranked.append((this, goals, origin))
             if best is None or this > rank:
                 best, rank = (np.array(genome, dtype=np.float64), fitness, summary, key,
                               origin), this
@@ -115,10 +115,10 @@ class Validation(Reporter):
             add(*run.scored(genome, gen), new(STRATEGY_CANDIDATE))
         return out
 
-    def ranks(self, gen: int) -> list[tuple[tuple, dict]]:
+    def ranks(self, gen: int) -> list[tuple[tuple, int, dict]]:
         """Each candidate's rank (what `columns` compares: the completion
-        score, then the mean reward) and origin, for generation `gen` when
-        it played them; else none."""
+        score, then the mean reward), validation stages completed and
+        origin, for generation `gen` when it played them; else none."""
         return list(self._ranked[1]) if self._ranked[0] == gen else []
 
     def origin(self) -> dict | None:

@@ -143,6 +143,9 @@ def test_a_run_of_several_starts_says_which_one_plays(capsys):
               "frames": 2_500, "start": 1}
     make_reporter(quiet=False)(record, config, 10.0)
     assert "  start 2/3  " in capsys.readouterr().out
+    # The last generation of a start says what it validated.
+    make_reporter(quiet=False)(dict(record, start_val_goals=1), config, 10.0)
+    assert "  start 2/3 (ends: its best validates 1/1)  " in capsys.readouterr().out
     # A run of one start has no such column, and says nothing of starts.
     assert " start " not in _line(capsys, config.replace(starts=1, start_frames=None),
                                   4, 2_500, 10.0)

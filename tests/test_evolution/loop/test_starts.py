@@ -49,6 +49,12 @@ def test_each_start_plays_its_frames_then_the_best_goes_on(tmp_path):
         assert log[end]["val_goals"] is not None
         ends.append(end)
     assert [e + 1 for e in ends[:2]] == firsts[1:]
+    # Each start's end says what its own best genome validated; the run's
+    # choice is the best of all so far.
+    ended = [i for i, r in enumerate(log) if r["start_val_goals"] is not None]
+    assert ended == ends
+    # The first start's best is all the run has chosen from when it ends.
+    assert log[ends[0]]["start_val_goals"] == log[ends[0]]["val_goals"]
     # After the race, a single start plays to the budget.
     winner = starts[-1]
     assert set(starts[ends[2] + 1:]) == {winner}
