@@ -5,6 +5,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --seeds 0-4     five seeds
     python benchmarks/generalization.py --short         a few generations (make bench)
+    python benchmarks/generalization.py --variant one-start    the recipe of one start
     python benchmarks/generalization.py --variant landing-mlp  the recipe before it
     python benchmarks/generalization.py --variant stand-520-by-set  the recipe over "stand"
 
@@ -64,6 +65,8 @@ HANDMADE_HELDOUT = tuple(handmade_heldout_stages())
 # --variant NAME: the preset it runs, and what it is.
 VARIANTS = {
     "recipe": (CONFIGS / "recipe.toml", "the README's recipe"),
+    "one-start": (CONFIGS / "recipe-one-start.toml",
+                  "the recipe with a single start of 520 M frames, as it was before"),
     "landing-mlp": (CONFIGS / "recipe-landing-mlp.toml",
                     "the recipe before it: an MLP over the landing observation, a decision "
                     "every frame, 560 M frames, the genome chosen by stages completed"),

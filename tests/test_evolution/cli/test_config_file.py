@@ -218,8 +218,8 @@ README_RECIPE = """
 --validation-weight set
 --test-stage gen:medium:1000-1099 gen:hard:1000-1099 gen:expert:1000-1099 --test-every 25
 --observation reach --action-repeat 2 --policy mlp --hidden 16 --algorithm cmaes
---init-sigma 0.15 --cma-validate-mean 1 --population 40 --generations 800
---max-frames 520000000 --seed 0
+--init-sigma 0.15 --cma-validate-mean 1 --population 40 --generations 1200
+--max-frames 720000000 --starts 2 --start-frames 200000000 --seed 0
 """
 README_COMPARE_TASK = """
 --stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-263
@@ -274,8 +274,15 @@ def test_every_variant_of_the_benchmark_is_a_preset():
         assert config.validation_stages and config.test_stages and what
 
 
-def test_the_stand_preset_is_the_recipe_over_stand():
+def test_the_one_start_preset_is_the_recipe_with_one_start():
     recipe = config_of("--config", CONFIGS / "recipe.toml")
+    assert config_of("--config", CONFIGS / "recipe-one-start.toml") == recipe.replace(
+        generations=800, max_frames=520_000_000, starts=1, start_frames=None)
+
+
+def test_the_stand_preset_is_the_recipe_over_stand():
+    # The recipe of one start, as it was when the two were compared.
+    recipe = config_of("--config", CONFIGS / "recipe-one-start.toml")
     assert config_of("--config", CONFIGS / "recipe-stand.toml") == recipe.replace(
         observation="stand")
 
