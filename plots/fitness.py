@@ -92,22 +92,29 @@ class RunData:
         return int(self.columns["gen"][hits[0]]) if hits.size else None
 
 
-def start_changes(run: RunData) -> list[tuple[int, str]]:
-    """(generation, label) where a run of several starts changed the
-    search it plays: "start 2" where the second began, "start 1 goes on"
-    where the best of them took over again; none for a run of one start."""
-    starts = run.columns.get("start")
-    if starts is None or not np.isfinite(starts).all():
+def start_rows(starts) -> list[tuple[int, str]]:
+    """(row, label) where a run of several starts changed the search it
+    plays, from its logbook's `start` column: "start 2" where the second
+    began, "start 1 goes on" where the best of them took over again; none
+    for a run of one start (no such column, or gaps in it)."""
+    if starts is None or len(starts) == 0 or not all(
+            isinstance(k, (int, float)) and np.isfinite(k) for k in starts):
         return []
     out = []
     seen = {int(starts[0])}
-    for i in range(1, starts.size):
+    for i in range(1, len(starts)):
         if starts[i] != starts[i - 1]:
             k = int(starts[i])
-            out.append((int(run.columns["gen"][i]),
-                        f"start {k + 1} goes on" if k in seen else f"start {k + 1}"))
+            out.append((i, f"start {k + 1} goes on" if k in seen else f"start {k + 1}"))
             seen.add(k)
     return out
+
+
+def start_changes(run: RunData) -> list[tuple[int, str]]:
+    """(generation, label) of each `start_rows` change of a run."""
+    starts = run.columns.get("start")
+    rows = start_rows(None if starts is None else [float(k) for k in starts])
+    return [(int(run.columns["gen"][i]), label) for i, label in rows]
 
 
 def read_run(run_dir: str | os.PathLike) -> RunData:

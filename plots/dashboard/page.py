@@ -45,6 +45,7 @@ from bokeh.models import (
     DataTable,
     Div,
     HoverTool,
+    LabelSet,
     MultiChoice,
     NumberFormatter,
     RadioButtonGroup,
@@ -59,6 +60,7 @@ from bokeh.plotting import figure
 from evolution.loop.method_file import METHOD_NAME, read_method_file
 from evolution.loop.outputs import CONFIG_NAME, LOGBOOK_NAME, RunFileError
 from plots import PlotError
+from plots.fitness import start_rows
 from plots.dashboard import views
 from plots.dashboard.address import REPLACE_JS, X_AXES, View, query, read_view
 from plots.dashboard.charts import SMOOTHING_MAX, number_ticks, positive_only, run_colour, smooth
@@ -280,6 +282,8 @@ class Page:
         self.curve_source = ColumnDataSource(
             {c: [] for c in (*CURVES, "x", *(f"{c}_s" for c in SMOOTHED))})
         self.test_source = ColumnDataSource({"x": [], "held_out": [], "validation": []})
+        # Where a run of several starts (--starts) changed its search.
+        self.start_source = ColumnDataSource({"x": [], "label": []})
         self.detail = Div(text="<i>choose a run in the table</i>", width=1250)
         self.downloads = []
         for label, file, saved, kind in DOWNLOADS:
@@ -428,6 +432,10 @@ class Page:
         best = fig.line(x="x", y="best_s", source=src, line_width=2, color=colour,
                         legend_label="best")
         self.best_lines += [raw, best]
+        fig.vspan(x="x", source=self.start_source, line_color="grey", line_alpha=0.7)
+        fig.add_layout(LabelSet(x="x", y=4, y_units="screen", x_offset=3, text="label",
+                                source=self.start_source, text_font_size="8pt",
+                                text_color="#444444"))
         # Hovered through its points (a line's own hit test answers twice
         # where two segments meet).
         points = fig.scatter(x="x", y="best_s", source=src, size=8, alpha=0.0)
@@ -671,6 +679,10 @@ class Page:
         data = {**curves, "x": xs}
         if data != dict(self.curve_source.data):
             self.curve_source.data = data
+        changes = start_rows(log.get("start"))
+        starts = {"x": [xs[i] for i, _ in changes], "label": [label for _, label in changes]}
+        if starts != dict(self.start_source.data):
+            self.start_source.data = starts
         colour = run_colour(run.name)
         for line in self.best_lines:
             if line.glyph.line_color != colour:

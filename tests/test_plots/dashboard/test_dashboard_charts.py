@@ -13,7 +13,7 @@ import time
 import pytest
 
 from paths import REPO_ROOT
-from plots.dashboard.address import View
+from plots.dashboard.address import X_AXES, View
 from plots.dashboard.charts import PALETTE, positive_only, run_colour, smooth
 from plots.dashboard.page import Page
 from plots.dashboard.runs import RunsDir
@@ -106,6 +106,25 @@ def test_the_page_smooths_logs_and_colours_the_chosen_run_and_the_overlay(tmp_pa
     page.log_y.active = False
     assert page.fitness.y_scale.__class__.__name__ == "LinearScale"
     assert page.curve_source.data["best_s"][0] == -2.0 and page.chart_note.text == ""
+
+
+def test_the_fitness_chart_marks_where_each_start_began(tmp_path):
+    root = tmp_path / "runs"
+    write_run(root / "starts", logbook="gen,max,mean,min,frames,best,start\n" + "".join(
+        f"{g},1.0,0.5,0.0,{100 * (g + 1)},1.0,{k}\n"
+        for g, k in enumerate([0, 0, 1, 1, 1, 0, 0])))
+    write_run(root / "one")
+    page = Page(RunsDir(root), view=View(run="starts"))
+    page.refresh()
+    assert dict(page.start_source.data) == {"x": [2, 5],
+                                            "label": ["start 2", "start 1 goes on"]}
+    # Against frames played, at the frames of those generations.
+    page.axis.active = X_AXES.index("frames")
+    assert page.start_source.data["x"] == [300, 600]
+    # A run of one start has none.
+    page.chosen = "one"
+    page.show_run()
+    assert page.start_source.data["x"] == []
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
