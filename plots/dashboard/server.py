@@ -90,10 +90,12 @@ def exposure_warning(host: str) -> str | None:
 
 def serve(root: Path, port: int, host: str, out: TextIO, err: TextIO | None = None) -> None:
     """Serve until Ctrl-C."""
-    server = make_server(root, port, host)
+    # Warned before the port opens: once it answers, the warning is out,
+    # whatever comes first after it (a Ctrl-C included).
     warning = exposure_warning(host)
     if warning:
         print(warning, file=err if err is not None else sys.stderr, flush=True)
+    server = make_server(root, port, host)
     print(f"dashboard of {root} at http://{host}:{port}/ (Ctrl-C stops it)", file=out,
           flush=True)
     try:
