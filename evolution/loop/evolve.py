@@ -22,7 +22,7 @@ import numpy as np
 from evolution.loop.checkpoint import CheckpointError, load_checkpoint
 from evolution.cluster import ClusterError
 from evolution.config import EvolutionConfig
-from evolution.individual import make_individual
+from evolution.individual import refill_hall_of_fame, scored_individual
 from evolution.loop.evaluate import GenomeEvaluator
 from evolution.loop.generation import (
     Evaluations,
@@ -215,19 +215,10 @@ def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],
     ckpt = load_checkpoint(run_dir)
     # The new generation total, and the numeric environment of the start.
     write_config(run_dir, run.config, read_config_data(run_dir).get("numeric"))
-    population = []
-    for genome, fit in ckpt.population:
-        ind = make_individual(genome)
-        ind.fitness.values = (fit,)
-        population.append(ind)
-    # The hall of fame is rebuilt in its saved order. `insert` puts an
-    # entry ahead of those of equal fitness, so inserting from the last to
-    # the first gives back the exact order, ties included; elitism and
-    # selection then pick as they would have.
-    for genome, fit in reversed(ckpt.hall_of_fame):
-        ind = make_individual(genome)
-        ind.fitness.values = (fit,)
-        run.hall_of_fame.insert(ind)
+    population = [scored_individual(genome, fit) for genome, fit in ckpt.population]
+    # The hall of fame in its saved order.
+    refill_hall_of_fame(run.hall_of_fame,
+                        [scored_individual(genome, fit) for genome, fit in ckpt.hall_of_fame])
     run.logbook.extend(ckpt.logbook)
     run.evaluations.known = dict(ckpt.summaries)
     run.evaluations.frames = int((ckpt.logbook[-1].get("frames") if ckpt.logbook else 0) or 0)
@@ -261,12 +252,9 @@ def rescore_hall_of_fame(hof, evaluations: Evaluations) -> None:
         if known is not None and known[0] != ind.fitness.values[0]:
             # A new individual: the old one may still be the last finished
             # generation's, which an interrupted run checkpoints.
-            ind = make_individual(ind)
-            ind.fitness.values = (known[0],)
+            ind = scored_individual(ind, known[0])
             changed = True
         items.append(ind)
     if changed:
         items.sort(key=lambda ind: ind.fitness.values[0], reverse=True)
-        hof.clear()
-        for ind in reversed(items):   # insert() puts ties ahead
-            hof.insert(ind)
+        refill_hall_of_fame(hof, items)

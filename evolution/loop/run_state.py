@@ -14,6 +14,7 @@ import numpy as np
 from deap import tools
 
 from evolution.config import EvolutionConfig
+from evolution.individual import refill_hall_of_fame
 from evolution.loop.generation import Evaluations
 from evolution.strategies.base import Strategy
 from speednik.signals import signals_held
@@ -194,9 +195,7 @@ class RunState:
     def back_to_last_finished(self) -> None:
         """Undo what an unfinished generation did to the hall of fame and
         the logbook."""
-        self.hall_of_fame.clear()
-        for ind in reversed(self.done.hall_of_fame):  # insert() puts ties ahead
-            self.hall_of_fame.insert(ind)
+        refill_hall_of_fame(self.hall_of_fame, self.done.hall_of_fame)
         if len(self.logbook) < self.gen + 1:
             self.logbook.record(**self.done.record)
         del self.logbook[self.gen + 1:]

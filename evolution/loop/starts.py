@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from evolution.config import EvolutionConfig
-from evolution.individual import make_individual
+from evolution.individual import refill_hall_of_fame, scored_individual
 from evolution.loop.checkpoint import genome_arrays, stored_genomes
 from evolution.loop.run_state import Reporter, RunState
 from evolution.search_state import CheckpointError
@@ -165,12 +165,9 @@ class Starts(Reporter):
                 self.config.for_start(leader.start), self.size, leader.search)
         except CheckpointError as exc:
             raise CheckpointError(f"start {leader.start}'s search: {exc}") from None
-        population = [_individual(g, f) for g, f in leader.population]
-        run.hall_of_fame.clear()
-        # insert() puts an entry ahead of those of equal fitness: from the
-        # last to the first gives back the saved order.
-        for genome, fitness in reversed(leader.hall_of_fame):
-            run.hall_of_fame.insert(_individual(genome, fitness))
+        population = [scored_individual(g, f) for g, f in leader.population]
+        refill_hall_of_fame(run.hall_of_fame,
+                            [scored_individual(g, f) for g, f in leader.hall_of_fame])
         genomes = [g for g, _ in leader.population] + [g for g, _ in leader.hall_of_fame]
         run.evaluations.forget_all_but([])
         for genome, summary in zip(genomes, leader.summaries):
@@ -250,8 +247,3 @@ def _paused(meta: dict, arrays: dict) -> Paused:
                   search=search, population=list(zip(population, pop_fit)),
                   hall_of_fame=list(zip(hall_of_fame, hof_fit)), summaries=summaries)
 
-
-def _individual(genome: np.ndarray, fitness: float):
-    ind = make_individual(genome)
-    ind.fitness.values = (fitness,)
-    return ind
