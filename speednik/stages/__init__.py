@@ -7,6 +7,7 @@ generator.
     expand_stages(["gen:hard:0-31"])  a generated set, one name per stage
     expand_stages(["handmade:heldout"])  a hand-made set, one path per stage
     generate_stage(7, "hard")         a random stage from a seed
+    generate_stage(7, "skills")       a skill stage (see `skills`)
     list_stages()                     the built-in names
 
 Building is deterministic, so a built stage is kept and shared: the same
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from speednik.stages.builder import build_stage
+from speednik.stages.expert import CERTIFIED_KINDS
 from speednik.stages import generator as _generator
 from speednik.stages.profile import (
     DIFFICULTIES,
@@ -53,6 +55,7 @@ from speednik.stages.profile import (
     read_profile,
 )
 from speednik.stages.sets import (
+    GENERATED_KINDS,
     HANDMADE_DIR,
     HANDMADE_HELDOUT_DIR,
     MAX_SEED,
@@ -244,45 +247,58 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
     if not 0 <= seed < MAX_SEED:
         # The same limit as a stage set's (gen:hard:SEED) and the env's levels.
         raise StageError(f"seed must be a whole number from 0 to {MAX_SEED - 1}, got {seed}")
-    level = normalise_difficulty(difficulty)
-    if level == "expert":
-        from speednik.stages.expert import expert_profile
+    level = _generated_kind(difficulty)
+    if level in CERTIFIED_KINDS:
+        from speednik.stages.expert import certified_stage
 
-        return expert_profile(seed)
+        return certified_stage(seed, level)[0]
     return _generator.generate_profile(seed, level)
 
 
-def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], Stage]]:
-    level = normalise_difficulty(difficulty)
-    if level == "expert":
-        # Certifying an expert stage builds it: keep that build.
-        from speednik.stages.expert import certified_expert
+def _generated_kind(difficulty: str | int) -> str:
+    """A difficulty's name, or the skill stages' kind."""
+    return "skills" if difficulty == "skills" else normalise_difficulty(difficulty)
 
-        return ("generated", seed, level), lambda: certified_expert(seed)[1]
+
+def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], Stage]]:
+    level = _generated_kind(difficulty)
+    if level in CERTIFIED_KINDS:
+        # Certifying a stage builds it: keep that build.
+        from speednik.stages.expert import certified_stage
+
+        return ("generated", seed, level), lambda: certified_stage(seed, level)[1]
     return ("generated", seed, level), lambda: build_stage(generate_profile(seed, level))
 
 
 def certify_expert_stages(names: Iterable[object], workers: int,
                           progress: Callable[[int, int], None] | None = None) -> None:
-    """Run the planner on the expert stages among `names` (single stages,
-    as `expand_stages` gives them) in `workers` processes at once, so that
-    building them afterwards in this process is quick; `progress(done,
-    total)` after each. Names that are not well-formed expert stages are
-    passed over: building them reports them."""
-    seeds = []
+    """Run the planner on the expert and skill stages among `names` (single
+    stages, as `expand_stages` gives them) in `workers` processes at once,
+    so that building them afterwards in this process is quick;
+    `progress(done, total)` after each, over both kinds together. Names
+    that are not well-formed generated stages are passed over: building
+    them reports them."""
+    seeds: dict[str, list[int]] = {kind: [] for kind in CERTIFIED_KINDS}
     for name in names:
         if not is_stage_set(name):
             continue
         try:
             seed, difficulty = single_generated(name)
-            if normalise_difficulty(difficulty) == "expert":
-                seeds.append(seed)
+            level = _generated_kind(difficulty)
         except StageError:
             continue
-    if seeds:
-        from speednik.stages.expert import certify_in_parallel
+        if level in seeds:
+            seeds[level].append(seed)
+    from speednik.stages.expert import certify_in_parallel
 
-        certify_in_parallel(seeds, workers, progress)
+    total = sum(len(kind_seeds) for kind_seeds in seeds.values())
+    before = 0
+    for kind, kind_seeds in seeds.items():
+        if kind_seeds:
+            counted = None if progress is None else (
+                lambda done, _, before=before: progress(before + done, total))
+            certify_in_parallel(kind_seeds, workers, counted, kind=kind)
+            before += len(kind_seeds)
 
 
 def load_stage(name: str | os.PathLike[str]) -> Stage:
@@ -303,7 +319,7 @@ __all__ = [
     "certify_expert_stages",
     "Profile", "StageInfo", "SegmentSpec", "EntitySpec", "read_profile",
     "parse_profile", "profile_from_dict", "profile_to_dict", "profile_to_toml",
-    "BUILTIN_STAGES", "DIFFICULTIES", "StageSetError", "expand_stages", "is_stage_set",
+    "BUILTIN_STAGES", "DIFFICULTIES", "GENERATED_KINDS", "StageSetError", "expand_stages", "is_stage_set",
     "is_handmade_set", "names_several", "stage_label",
     "parse_stage_set", "single_generated", "stage_name", "MAX_SET_SIZE",
     "keep_stages", "KeptStages", "kept_stage_count", "CACHE_SIZE",

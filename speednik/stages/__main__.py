@@ -21,7 +21,7 @@ from typing import Sequence
 from speednik.cli import OneLineParser
 from speednik.stages import (
     BUILTIN_STAGES,
-    DIFFICULTIES,
+    GENERATED_KINDS,
     MAX_SEED,
     StageError,
     generate_profile,
@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     sub.add_parser("list", help="print the built-in stages, one a line")
     g = sub.add_parser("generate", help="write a generated stage as a profile")
-    g.add_argument("--difficulty", required=True, choices=DIFFICULTIES)
+    g.add_argument("--difficulty", required=True, choices=GENERATED_KINDS,
+                   help="a difficulty, or skills: the skill stages of gen:skills:SEEDS")
     g.add_argument("--seed", required=True, type=int, help="a whole number >= 0")
     g.add_argument("--out", required=True, type=Path,
                    help="the .toml file to write (replaced if it exists)")

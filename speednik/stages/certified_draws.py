@@ -1,4 +1,5 @@
-"""The draw each expert seed keeps, remembered on disk between processes.
+"""The draw each expert (and skill) seed keeps, remembered on disk between
+processes.
 
 Certifying an expert stage runs the planner on it (about 0.2 s a stage),
 and a run certifies every expert stage it trains, validates and tests on
@@ -20,7 +21,8 @@ from pathlib import Path
 
 RECORD_DIR = Path(__file__).resolve().parent / "__pycache__"
 RECORD_NAME = "certified-expert-draws.json"
-FORMAT = "speednik-certified-expert-draws"
+# Version 2 keeps each kind's draws apart (expert, skills).
+FORMAT = "speednik-certified-expert-draws-2"
 
 
 def _digest() -> str:
@@ -29,26 +31,35 @@ def _digest() -> str:
     return sources_digest()
 
 
-def read_draws() -> dict[int, int]:
-    """The remembered draw of each seed, or none when the record is
-    missing, unreadable, or written by other sources."""
+def _read_all() -> dict[str, dict[int, int]]:
     try:
         data = json.loads((RECORD_DIR / RECORD_NAME).read_text())
         if data.get("format") != FORMAT or data.get("sources") != _digest():
             return {}
-        return {int(seed): int(draw) for seed, draw in data["draws"].items()}
+        return {str(kind): {int(seed): int(draw) for seed, draw in draws.items()}
+                for kind, draws in data["draws"].items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return {}
 
 
-def remember_draws(draws: dict[int, int]) -> None:
-    """Add `draws` to the record (keeping what it holds for these sources)."""
-    known = read_draws()
+def read_draws(kind: str = "expert") -> dict[int, int]:
+    """The remembered draw of each seed of `kind` (expert or skills), or
+    none when the record is missing, unreadable, or written by other
+    sources."""
+    return _read_all().get(kind, {})
+
+
+def remember_draws(draws: dict[int, int], kind: str = "expert") -> None:
+    """Add `draws` of `kind` to the record (keeping what it holds for these
+    sources)."""
+    everything = _read_all()
+    known = everything.setdefault(kind, {})
     if all(known.get(seed) == draw for seed, draw in draws.items()):
         return
     known.update(draws)
     data = {"format": FORMAT, "sources": _digest(),
-            "draws": {str(seed): known[seed] for seed in sorted(known)}}
+            "draws": {name: {str(seed): seeds[seed] for seed in sorted(seeds)}
+                      for name, seeds in sorted(everything.items())}}
     try:
         RECORD_DIR.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=RECORD_DIR, prefix=RECORD_NAME, suffix=".tmp")

@@ -312,6 +312,14 @@ def draw_data(rng: random.Random, b: _Builder, seed: int, level: str,
             b.piece_gap(OPENING_GAP_MIN, level=True)
         else:
             b.piece(name)
+    draw_pieces(rng, b, target, piece_weights)
+    return profile_data(b, f"generated-{level}-{seed}", level, description)
+
+
+def draw_pieces(rng: random.Random, b: _Builder, target: int,
+                piece_weights: dict[str, float]) -> None:
+    """Pieces drawn by weight until the stage is `target` px wide, a
+    checkpoint half-way, then the run-out and the goal."""
     names = list(piece_weights)
     weights = [piece_weights[n] for n in names]
     checkpoint_done = False
@@ -324,13 +332,17 @@ def draw_data(rng: random.Random, b: _Builder, seed: int, level: str,
         b.piece(name)
     b.flat(RUN_OUT)
     b.ent("goal", b.x - GOAL_BEFORE_END)
+
+
+def profile_data(b: _Builder, name: str, difficulty: str, description: str) -> dict[str, Any]:
+    """The profile data (as `tomllib` would return it) of what `b` laid."""
     return {
         "stage": {
-            "name": f"generated-{level}-{seed}",
+            "name": name,
             "height": STAGE_HEIGHT,
             "ground_y": START_LEVEL,
             "start_x": 64,
-            "difficulty": level,
+            "difficulty": difficulty,
             "description": description,
         },
         "segment": b.segments,

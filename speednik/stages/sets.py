@@ -5,6 +5,7 @@
     gen:hard:0-31         32 stages, seeds 0 to 31 (inclusive)
     gen:medium:3,9,12     three stages
     gen:easy:0-3,10       ranges and seeds mixed in one list
+    gen:skills:0-63       64 skill stages (speednik.stages.skills)
     handmade:validation   the hand-made stages to choose settings on
     handmade:heldout      the hand-made stages no setting is chosen on
 
@@ -37,9 +38,12 @@ HANDMADE_ACCEPTED = (f"accepted: {' or '.join(HANDMADE_SETS)} (the hand-made sta
 MAX_SET_SIZE = 10_000
 # Seeds are non-negative and below this.
 MAX_SEED = 2**31
+# What a generated set may name between `gen:` and its seeds: a difficulty,
+# or the skill stages (expert stages of the moves made from a standstill).
+GENERATED_KINDS = DIFFICULTIES + ("skills",)
 
 SET_ACCEPTED = (f"accepted: gen:DIFFICULTY:SEEDS with DIFFICULTY one of "
-                f"{', '.join(DIFFICULTIES)} and SEEDS one seed (7), a range A-B "
+                f"{', '.join(GENERATED_KINDS)} and SEEDS one seed (7), a range A-B "
                 f"(0-31, A <= B) or a list (1,5,9), seeds whole numbers from 0 to "
                 f"{MAX_SEED - 1}, at most {MAX_SET_SIZE} stages")
 
@@ -104,7 +108,7 @@ def parse_stage_set(name: str) -> tuple[str, tuple[int, ...]]:
         raise StageSetError(f"stage set {name!r}: expected three parts separated by "
                             f"':'; {SET_ACCEPTED}")
     _, difficulty, seeds_text = parts
-    if difficulty not in DIFFICULTIES:
+    if difficulty not in GENERATED_KINDS:
         raise StageSetError(f"stage set {name!r}: unknown difficulty {difficulty!r}; "
                             f"{SET_ACCEPTED}")
     if not seeds_text.strip():

@@ -54,15 +54,17 @@ def test_a_record_of_other_sources_is_not_read(monkeypatch):
 
 
 @pytest.mark.parametrize("text", ["", "{not json", "[1, 2]", '{"format": "x"}',
-                                  '{"format": "speednik-certified-expert-draws", '
-                                  '"sources": "%s", "draws": {"a": 1}}'])
+                                  '{"format": "speednik-certified-expert-draws-2", '
+                                  '"sources": "%s", "draws": {"expert": {"a": 1}}}',
+                                  '{"format": "speednik-certified-expert-draws-2", '
+                                  '"sources": "%s", "draws": {"expert": [1]}}'])
 def test_an_unreadable_record_is_ignored_and_replaced(text):
     path = certified_draws.RECORD_DIR / certified_draws.RECORD_NAME
     path.write_text(text.replace("%s", certified_draws._digest()))
     assert certified_draws.read_draws() == {}
     certified_draws.remember_draws({SEEDS[1]: 0})
     assert certified_draws.read_draws() == {SEEDS[1]: 0}
-    assert json.loads(path.read_text())["draws"] == {str(SEEDS[1]): 0}
+    assert json.loads(path.read_text())["draws"] == {"expert": {str(SEEDS[1]): 0}}
     # Nothing half-written is left beside it.
     assert [p.name for p in path.parent.iterdir()] == [certified_draws.RECORD_NAME]
 
