@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from speednik.engine import warm_up  # noqa: E402
 from speednik.engine.planner import plan_stage  # noqa: E402
 from speednik.stages import DIFFICULTIES, generate_stage, list_stages, load_stage  # noqa: E402
-from speednik.stages import expert  # noqa: E402
-from speednik.stages.expert import certified_expert  # noqa: E402
+from speednik.stages import certification  # noqa: E402
+from speednik.stages.certification import certified_expert  # noqa: E402
 
 SEEDS = range(20)
 # Seeds no other line here certifies, as many as a recipe's expert training set.
@@ -77,13 +77,13 @@ def main() -> int:
           f"stage; draws per stage: mean {statistics.mean(draws):.2f}, most {max(draws)}")
     took = {}
     for workers in (1, 2):
-        expert._CERTIFIED_DRAW.clear()
+        certification._CERTIFIED_DRAW.clear()
         if workers == 1:
             took[workers], _ = timed(lambda: [certified_expert(s) for s in PARALLEL_SEEDS])
         else:
             # ...and then built here, as a run builds them.
             took[workers], _ = timed(lambda: (
-                expert.certify_in_parallel(PARALLEL_SEEDS, 2, remember=False),
+                certification.certify_in_parallel(PARALLEL_SEEDS, 2, remember=False),
                 [certified_expert(s) for s in PARALLEL_SEEDS]))
     ratio = took[1] / took[2]
     verdict = "meets" if ratio >= PARALLEL_TARGET else "MISSES"
@@ -91,10 +91,10 @@ def main() -> int:
           f"2 workers {took[2]:.1f} s, {ratio:.2f}x ({verdict} the target of "
           f"{PARALLEL_TARGET}x)")
     # A later run of the same sources reads the draws from the record.
-    expert._CERTIFIED_DRAW.clear()
-    expert.certify_in_parallel(PARALLEL_SEEDS, 2)
-    expert._CERTIFIED_DRAW.clear()
-    recorded, _ = timed(lambda: (expert.certify_in_parallel(PARALLEL_SEEDS, 2),
+    certification._CERTIFIED_DRAW.clear()
+    certification.certify_in_parallel(PARALLEL_SEEDS, 2)
+    certification._CERTIFIED_DRAW.clear()
+    recorded, _ = timed(lambda: (certification.certify_in_parallel(PARALLEL_SEEDS, 2),
                                  [certified_expert(s) for s in PARALLEL_SEEDS]))
     print(f"the same, when an earlier run recorded their draws: {recorded:.1f} s "
           f"({took[2] / recorded:.0f}x faster than 2 workers)")

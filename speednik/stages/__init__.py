@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from speednik.stages.builder import build_stage
-from speednik.stages.expert import CERTIFIED_KINDS
+from speednik.stages.certification import CERTIFIED_KINDS
 from speednik.stages import generator as _generator
 from speednik.stages.profile import (
     DIFFICULTIES,
@@ -249,7 +249,7 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
         raise StageError(f"seed must be a whole number from 0 to {MAX_SEED - 1}, got {seed}")
     level = _generated_kind(difficulty)
     if level in CERTIFIED_KINDS:
-        from speednik.stages.expert import certified_stage
+        from speednik.stages.certification import certified_stage
 
         return certified_stage(seed, level)[0]
     return _generator.generate_profile(seed, level)
@@ -264,7 +264,7 @@ def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], S
     level = _generated_kind(difficulty)
     if level in CERTIFIED_KINDS:
         # Certifying a stage builds it: keep that build.
-        from speednik.stages.expert import certified_stage
+        from speednik.stages.certification import certified_stage
 
         return ("generated", seed, level), lambda: certified_stage(seed, level)[1]
     return ("generated", seed, level), lambda: build_stage(generate_profile(seed, level))
@@ -289,7 +289,7 @@ def certify_expert_stages(names: Iterable[object], workers: int,
             continue
         if level in seeds:
             seeds[level].append(seed)
-    from speednik.stages.expert import certify_in_parallel
+    from speednik.stages.certification import certify_in_parallel
 
     total = sum(len(kind_seeds) for kind_seeds in seeds.values())
     before = 0

@@ -17,7 +17,7 @@ the player's speed, mixed with some of expert's own pieces.
 The profile's difficulty is expert (its step and gap limits). A stage is
 drawn from its own random stream, `random.Random("skills:SEED:DRAW")`,
 and kept only when the planner finishes it, as expert stages are
-(`speednik.stages.expert`, which certifies both kinds).
+(`speednik.stages.certification`).
 """
 from __future__ import annotations
 
@@ -149,9 +149,3 @@ def draw_skills_data(seed: int, draw: int) -> dict[str, Any]:
                         f"Generated from seed {seed} as a skill stage (draw {draw}), "
                         f"certified by the planner.")
 
-
-def skills_profile(seed: int):
-    """The profile of the certified skill stage of `seed`."""
-    from speednik.stages.expert import certified_stage
-
-    return certified_stage(seed, SKILLS)[0]

@@ -183,15 +183,15 @@ def test_expert_stages_a_run_certified_are_replayed_without_the_planner(
     import concurrent.futures
 
     import speednik.engine.planner as planner
-    from speednik.stages import certified_draws, expert
+    from speednik.stages import certification, certified_draws
 
     seeds = [91201, 91202]
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
     for seed in seeds:
-        expert.certified_expert(seed)
-    certified_draws.remember_draws(dict(expert._CERTIFIED_DRAW))   # as a run leaves it
+        certification.certified_expert(seed)
+    certified_draws.remember_draws(dict(certification._CERTIFIED_DRAW))   # as a run leaves it
     # A later process: nothing certified in memory, and no planner may run.
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
 
     def planning(*args, **kwargs):
         raise AssertionError("the planner ran")

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from speednik.stages import certified_draws, expert
+from speednik.stages import certification, certified_draws
 
 SEEDS = [91101, 91102, 91103]
 
@@ -19,27 +19,27 @@ class NoPool:
 
 
 def _certified_here(monkeypatch) -> dict[int, int]:
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
     for seed in SEEDS:
-        expert.certified_expert(seed)
-    return dict(expert._CERTIFIED_DRAW)
+        certification.certified_expert(seed)
+    return dict(certification._CERTIFIED_DRAW)
 
 
 def test_a_later_run_takes_the_recorded_draws_without_planning(monkeypatch):
     draws = _certified_here(monkeypatch)
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
-    expert.certify_in_parallel(SEEDS, workers=2)
-    assert expert._CERTIFIED_DRAW == draws
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
+    certification.certify_in_parallel(SEEDS, workers=2)
+    assert certification._CERTIFIED_DRAW == draws
     assert certified_draws.read_draws() == draws
     # A later process: nothing in memory, and no planner may run.
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoPool)
-    expert.certify_in_parallel(SEEDS, workers=2)
-    assert expert._CERTIFIED_DRAW == draws
+    certification.certify_in_parallel(SEEDS, workers=2)
+    assert certification._CERTIFIED_DRAW == draws
     # Only the seeds asked for are taken.
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
-    expert.certify_in_parallel(SEEDS[:1], workers=2)
-    assert expert._CERTIFIED_DRAW == {SEEDS[0]: draws[SEEDS[0]]}
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
+    certification.certify_in_parallel(SEEDS[:1], workers=2)
+    assert certification._CERTIFIED_DRAW == {SEEDS[0]: draws[SEEDS[0]]}
 
 
 def test_a_record_of_other_sources_is_not_read(monkeypatch):
@@ -47,10 +47,10 @@ def test_a_record_of_other_sources_is_not_read(monkeypatch):
     assert certified_draws.read_draws() == {SEEDS[0]: 3}
     monkeypatch.setattr(certified_draws, "_digest", lambda: "other sources")
     assert certified_draws.read_draws() == {}
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoPool)
     with pytest.raises(AssertionError, match="the planner ran again"):
-        expert.certify_in_parallel(SEEDS, workers=2)
+        certification.certify_in_parallel(SEEDS, workers=2)
 
 
 @pytest.mark.parametrize("text", ["", "{not json", "[1, 2]", '{"format": "x"}',
@@ -85,7 +85,7 @@ def test_a_record_that_cannot_be_written_is_not_written(tmp_path, monkeypatch):
 
 def test_without_remember_the_record_is_neither_read_nor_written(monkeypatch):
     certified_draws.remember_draws({SEEDS[0]: 5, SEEDS[1]: 5})
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
-    expert.certify_in_parallel(SEEDS[:2], workers=2, remember=False)
-    assert expert._CERTIFIED_DRAW != {SEEDS[0]: 5, SEEDS[1]: 5}
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
+    certification.certify_in_parallel(SEEDS[:2], workers=2, remember=False)
+    assert certification._CERTIFIED_DRAW != {SEEDS[0]: 5, SEEDS[1]: 5}
     assert certified_draws.read_draws() == {SEEDS[0]: 5, SEEDS[1]: 5}

@@ -27,7 +27,8 @@ from speednik.stages import (
     load_stage,
 )
 from speednik.stages.builder import build_stage
-from speednik.stages.expert import certified_expert, draw_expert_data, expert_profile
+from speednik.stages.certification import certified_expert, expert_profile
+from speednik.stages.expert import draw_expert_data
 from speednik.stages.generator import PIECE_WEIGHTS
 from speednik.stages.profile import MAX_SLOPE, StageError, profile_from_dict
 
@@ -68,10 +69,10 @@ def test_an_emitted_stage_is_the_first_certified_draw_of_its_seed():
 
 def test_a_draw_the_planner_does_not_finish_is_never_emitted(monkeypatch):
     import speednik.engine.planner as planner
-    from speednik.stages import expert
+    from speednik.stages import certification
 
     # Nothing remembered from earlier certifications in this process.
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
     real = planner.plan_stage
     refused = []
 
@@ -85,7 +86,7 @@ def test_a_draw_the_planner_does_not_finish_is_never_emitted(monkeypatch):
     profile, _ = certified_expert(9)
     assert refused and "(draw 1)" in profile.stage.description
     monkeypatch.setattr(planner, "plan_stage", lambda stage, **kw: planner.Plan(False, (), 0.0))
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
     with pytest.raises(StageError, match="no certified expert stage for seed 9"):
         certified_expert(9)
 
@@ -294,31 +295,31 @@ def _counting_planner(monkeypatch):
 
 
 def test_stages_certified_in_other_processes_are_those_certified_here(monkeypatch):
-    from speednik.stages import expert
+    from speednik.stages import certification
 
     seeds = [91001, 91002, 91003]
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
-    here = [expert.certified_expert(seed)[0] for seed in seeds]
-    draws = dict(expert._CERTIFIED_DRAW)
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
-    expert.certify_in_parallel(seeds, workers=2)
-    assert expert._CERTIFIED_DRAW == draws
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
+    here = [certification.certified_expert(seed)[0] for seed in seeds]
+    draws = dict(certification._CERTIFIED_DRAW)
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
+    certification.certify_in_parallel(seeds, workers=2)
+    assert certification._CERTIFIED_DRAW == draws
     calls = _counting_planner(monkeypatch)
-    assert [expert.certified_expert(seed)[0] for seed in seeds] == here
+    assert [certification.certified_expert(seed)[0] for seed in seeds] == here
     assert calls == []      # the draws found elsewhere are built, not searched again
 
 
 def test_a_run_certifies_its_expert_stages_in_its_worker_processes(monkeypatch):
     from evolution.cli.run_stages import build_stages
-    from speednik.stages import expert
+    from speednik.stages import certification
 
     for workers, seeds in ((1, [91011, 91012]), (2, [91021, 91022])):
-        monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
+        monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
         calls = _counting_planner(monkeypatch)
         kept = build_stages([f"gen:expert:{s}" for s in seeds] + ["gen:hard:3"],
                             quiet=True, workers=workers)
         try:
-            assert sorted(expert._CERTIFIED_DRAW) == seeds
+            assert sorted(certification._CERTIFIED_DRAW) == seeds
             # Planned in this process with one worker, in the workers with two.
             assert len(calls) >= len(seeds) if workers == 1 else calls == []
         finally:
@@ -328,10 +329,10 @@ def test_a_run_certifies_its_expert_stages_in_its_worker_processes(monkeypatch):
 def test_a_seed_with_no_certified_draw_is_reported_by_its_build(monkeypatch):
     from evolution.cli.run_stages import build_stages
     from evolution.config import ConfigError
-    from speednik.stages import expert
+    from speednik.stages import certification
 
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
-    monkeypatch.setattr(expert, "MAX_DRAWS", 0)
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "MAX_DRAWS", 0)
     with pytest.raises(ConfigError, match=r"gen:expert:91031.*no certified expert stage"):
         build_stages(["gen:expert:91031", "gen:expert:91032"], quiet=True, workers=2)
-    assert expert._CERTIFIED_DRAW == {}
+    assert certification._CERTIFIED_DRAW == {}

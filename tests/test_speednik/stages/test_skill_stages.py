@@ -20,9 +20,10 @@ from speednik.stages import (
     generate_stage,
     load_stage,
 )
-from speednik.stages import certified_draws, expert
+from speednik.stages import certification, certified_draws
 from speednik.stages.builder import build_stage
-from speednik.stages.expert import EXPERT, certified_stage
+from speednik.stages.certification import certified_stage
+from speednik.stages.expert import EXPERT
 from speednik.stages.profile import MAX_SLOPE, STEP_UP_LIMIT, profile_from_dict
 from speednik.stages.skills import START_FLAT, STEEP, skills_builder_class
 
@@ -120,16 +121,16 @@ def test_gen_skills_is_a_stage_set_and_a_wrong_kind_names_it():
 
 def test_skill_draws_are_certified_and_remembered_apart_from_experts(monkeypatch, tmp_path):
     monkeypatch.setattr(certified_draws, "RECORD_DIR", tmp_path)
-    monkeypatch.setattr(expert, "_CERTIFIED_DRAW", {})
-    monkeypatch.setattr(expert, "_CERTIFIED_SKILLS_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_DRAW", {})
+    monkeypatch.setattr(certification, "_CERTIFIED_SKILLS_DRAW", {})
     seeds = [20, 21, 22]
     certify_expert_stages([f"gen:skills:{s}" for s in seeds] + ["gen:expert:20"], workers=2)
-    assert sorted(expert._CERTIFIED_SKILLS_DRAW) == seeds
-    assert certified_draws.read_draws("skills") == expert._CERTIFIED_SKILLS_DRAW
+    assert sorted(certification._CERTIFIED_SKILLS_DRAW) == seeds
+    assert certified_draws.read_draws("skills") == certification._CERTIFIED_SKILLS_DRAW
     # One expert seed is not sent to the pool, so nothing of expert is recorded.
     assert certified_draws.read_draws("expert") == {}
     certified_draws.remember_draws({20: 7}, "expert")
-    assert certified_draws.read_draws("skills")[20] == expert._CERTIFIED_SKILLS_DRAW[20]
+    assert certified_draws.read_draws("skills")[20] == certification._CERTIFIED_SKILLS_DRAW[20]
     assert certified_draws.read_draws("expert") == {20: 7}
     profile, stage = certified_stage(21, "skills")
     assert profile == generate_profile(21, "skills")
