@@ -1,6 +1,6 @@
 """The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room",
-"footing", "local", "onward", "stride", "reach" and "stand" observations
-(`speednik.observation`), compiled:
+"footing", "local", "onward", "stride", "reach", "stand" and "behind"
+observations (`speednik.observation`), compiled:
 written into a float32 array instead of returned.
 
 Every observation is written into an array of OBS_WIDEST values: "local"
@@ -9,7 +9,8 @@ out, and "onward" (and "stride", onward with its later flights pressed two
 frames on, "reach", stride with its flights played when the player is
 faster than it runs, and "stand", reach with a flight coming down only
 once the player stands) is written as "footing" with its own flights, then
-moved down the same way."""
+moved down the same way; "behind" is "reach" with the spring behind the
+player written after it."""
 from __future__ import annotations
 
 import math
@@ -83,6 +84,7 @@ from speednik.constants import (
     TOP_SPEED,
 )
 from speednik.observation.basic import _INV_SPEED, _INV_TIME, BASIC_VALUES
+from speednik.observation.behind import BEHIND_VALUES
 from speednik.observation.hazards import _INV_INVULNERABLE, HAZARD_VALUES
 from speednik.observation.footing import FOOTING_FRAMES, FOOTING_VALUES, SPIKES_BEHIND
 from speednik.observation.local import LOCAL_KEPT
@@ -154,6 +156,7 @@ OBS_ONWARD = get_observation("onward").compiled_kind
 OBS_STRIDE = get_observation("stride").compiled_kind
 OBS_REACH = get_observation("reach").compiled_kind
 OBS_STAND = get_observation("stand").compiled_kind
+OBS_BEHIND = get_observation("behind").compiled_kind
 # The rule a flight is judged by: "landing"'s, "footing"'s, "onward"'s
 # (footing's, moving on), or "stand"'s (onward's, come down only once
 # stood on the ground STAND_FRAMES frames in a row).
@@ -161,9 +164,10 @@ RULE_LANDING, RULE_FOOTING, RULE_ONWARD, RULE_STAND = 0, 1, 2, 3
 # `observe` reads each of these as extending the one before it: every
 # kind from OBS_LOCAL on moves down as "local" does, from OBS_STRIDE on
 # presses its later jumps STRIDE frames on, and from OBS_REACH on plays
-# its flights when the player is fast.
-assert (OBS_LOCAL, OBS_ONWARD, OBS_STRIDE, OBS_REACH, OBS_STAND) == tuple(
-    range(OBS_LOCAL, OBS_LOCAL + 5)) and OBS_STAND == len(OBSERVATION_KINDS) - 1
+# its flights when the player is fast. "behind" is "reach" (not "stand")
+# with values after it.
+assert (OBS_LOCAL, OBS_ONWARD, OBS_STRIDE, OBS_REACH, OBS_STAND, OBS_BEHIND) == tuple(
+    range(OBS_LOCAL, OBS_LOCAL + 6)) and OBS_BEHIND == len(OBSERVATION_KINDS) - 1
 # The array every observation is written into: "local" needs the room of
 # "footing" before it moves its values down.
 OBS_WIDEST = max(OBS_SIZES)
@@ -190,6 +194,7 @@ SPRING_AHEAD_NEAR, WALL_AHEAD_HEIGHT, CEILING_AHEAD_AT, GROUND_AHEAD_FARTHER, \
     SPINDASH_CHARGE = (index_of(LOOKAHEAD_VALUES, n) for n in (
         "spring_ahead_near", "wall_ahead_height", "ceiling_ahead", "ground_ahead_farther",
         "spindash_charge"))
+SPRING_BEHIND_NEAR = index_of(BEHIND_VALUES, "spring_behind_near")
 PIT_AHEAD_DX, JUMP_HELD, JUMP_READY = (index_of(PITS_VALUES, n) for n in (
     "pit_ahead_dx", "jump_held", "jump_ready"))
 FULL_LANDS = index_of(LANDING_VALUES, "full_lands")
@@ -250,7 +255,7 @@ def _observe_compiled(kind, st, f, s, gone, out, flights):
 # would be specialised on once per kind.
 _FLIGHT_RULE = np.array([
     RULE_STAND if k == OBS_STAND
-    else RULE_ONWARD if k in (OBS_ONWARD, OBS_STRIDE, OBS_REACH)
+    else RULE_ONWARD if k in (OBS_ONWARD, OBS_STRIDE, OBS_REACH, OBS_BEHIND)
     else RULE_FOOTING if k in (OBS_FOOTING, OBS_LOCAL)
     else RULE_LANDING for k in range(len(OBSERVATION_KINDS))], np.int64)
 _WITH_ROOM = np.array([k == OBS_ROOM for k in range(len(OBSERVATION_KINDS))])
@@ -278,6 +283,7 @@ def observer(kind: int):
     pits = kind >= OBS_PITS
     landing = kind >= OBS_LANDING
     local = kind >= OBS_LOCAL
+    behind = kind == OBS_BEHIND
 
     def observe_kind(st, f, s, gone, out, flights):
         basic_values(st, f, s, out)
@@ -302,6 +308,10 @@ def observer(kind: int):
             # order, so no value is overwritten before it has moved.
             for i in range(len(_LOCAL_KEPT)):
                 out[i] = out[_LOCAL_KEPT[i]]
+        if behind:
+            # After the move down: footing's values lie where these go.
+            look = 1.0 if _looks_right(f, s) else -1.0
+            _spring_ahead(st, f, -look, out, SPRING_BEHIND_NEAR)
 
     # Its own name, so its machine code has cache files of its own.
     observe_kind.__qualname__ = f"observe_{OBSERVATION_KINDS[kind]}"

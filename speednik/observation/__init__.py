@@ -36,7 +36,9 @@ extends `pits`, as `landing` does):
   faster than it runs, when a jump can come down past the pits in view;
 - `stand` (55): reach with a flight coming down only once the player has
   been on the ground two frames in a row: a one-frame touch of a ledge's
-  lip is not a landing.
+  lip is not a landing;
+- `behind` (61): reach plus the nearest spring behind the player, read
+  as the one ahead is.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -52,6 +54,13 @@ from speednik.observation.basic import (
     TIME_NORM,
     basic_values,
     extract_observation,
+)
+from speednik.observation.behind import (
+    BEHIND_NAMES,
+    BEHIND_OBS_DIM,
+    BEHIND_VALUES,
+    extract_behind_observation,
+    spring_behind,
 )
 from speednik.observation.footing import (
     FOOTING_NAMES,
@@ -144,6 +153,8 @@ __all__ = [
     "ONWARD_VALUES", "extract_onward_observation", "STRIDE", "STRIDE_VALUES",
     "extract_stride_observation", "REACH_VALUES", "extract_reach_observation",
     "STAND_FRAMES", "STAND_VALUES", "extract_stand_observation",
+    "BEHIND_NAMES", "BEHIND_OBS_DIM", "BEHIND_VALUES", "extract_behind_observation",
+    "spring_behind",
     "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from speednik.observation.basic import BASIC_VALUES, extract_observation
+from speednik.observation.behind import BEHIND_VALUES, extract_behind_observation
 from speednik.observation.footing import FOOTING_VALUES, extract_footing_observation
 from speednik.observation.hazards import HAZARD_VALUES, extract_hazard_observation
 from speednik.observation.landing import LANDING_VALUES, extract_landing_observation
@@ -134,6 +135,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "2 frames in a row, at a decision of --action-repeat 2: a one-frame touch of a "
         "ledge's lip on the way into a pit reads 0",
         compiled_kind=13),
+    "behind": ObservationEncoder(
+        "behind", BEHIND_VALUES, extract_behind_observation,
+        "reach plus the nearest spring behind the player, as lookahead reads the one "
+        "ahead: a spring passed on the way to a wall only it climbs",
+        compiled_kind=14),
 }
 DEFAULT_OBSERVATION = "basic"
 
