@@ -287,6 +287,12 @@ def test_the_stand_preset_is_the_recipe_over_stand():
         observation="stand")
 
 
+def test_the_behind_preset_is_the_recipe_over_behind_with_skill_stages():
+    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    assert config_of("--config", CONFIGS / "recipe-behind.toml") == recipe.replace(
+        observation="behind", stages=(*recipe.stages, "gen:skills:0-63"))
+
+
 @pytest.mark.parametrize("method", ["ga", "cmaes", "openai-es", "neat"])
 def test_the_compare_preset_is_the_readme_s_task(method):
     own = ["--algorithm", method, "--seed", "1", "--max-frames", "150000000"]
