@@ -112,3 +112,26 @@ def test_a_checkpoint_of_other_stages_is_refused():
     with pytest.raises(ValueError, match="knows 8 training stages, the run has 10"):
         other.restore(state)
     np.testing.assert_array_equal(other.failed, np.ones(10))
+
+
+def test_the_shares_script_reads_each_set_s_weight_in_the_draw_from_a_run(tmp_path, capsys):
+    from paths import benchmark_module
+
+    shares = benchmark_module("stage_draw_shares")
+    run = config(stages=("gen:easy:0-3", "gen:hard:0-3"))
+    evolve(run, tmp_path / "run")
+    failed = load_checkpoint(tmp_path / "run").reporters["arrays"]["stage_draw_failed"]
+    _, rows = shares.draw_shares(tmp_path / "run")
+    assert [(name, count) for name, count, _, _ in rows] == [("gen:easy:0-3", 4),
+                                                            ("gen:hard:0-3", 4)]
+    assert [failing for _, _, failing, _ in rows] == [failed[:4].mean(), failed[4:].mean()]
+    drawn = [d for _, _, _, d in rows]
+    assert sum(drawn) == pytest.approx(3)
+    # The set failed more is drawn more, by the floor plus its share.
+    weights = failed + 0.5
+    assert drawn[1] == pytest.approx(3 * weights[4:].sum() / weights.sum())
+    assert shares.main([str(tmp_path / "run")]) == 0
+    assert "gen:hard:0-3" in capsys.readouterr().out
+    evolve(config(stage_draw="uniform"), tmp_path / "uniform")
+    assert shares.main([str(tmp_path / "uniform")]) == 1
+    assert "does not draw its stages by failures" in capsys.readouterr().err
