@@ -56,13 +56,14 @@ def draw_shares(run_dir: str | Path) -> tuple[EvolutionConfig, list[tuple[str, i
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR",
+                        help="a run directory; its checkpoint.npz is read")
     args = parser.parse_args(argv)
     for run_dir in args.runs:
         try:
             config, rows = draw_shares(run_dir)
         except CheckpointError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"{parser.prog}: error: {exc}", file=sys.stderr)
             return 1
         print(f"{run_dir} (seed {config.seed}, {config.stages_per_generation} stages a "
               f"generation)")
