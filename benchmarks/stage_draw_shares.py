@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from evolution.config import EvolutionConfig  # noqa: E402
-from evolution.loop.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
+from evolution.loop.checkpoint import load_checkpoint  # noqa: E402
 from evolution.loop.stage_draw import FAILURE_FLOOR, StageDraw  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
 from speednik.stages import expand_stages  # noqa: E402
@@ -31,16 +31,15 @@ from speednik.stages import expand_stages  # noqa: E402
 def draw_shares(run_dir: str | Path) -> tuple[EvolutionConfig, list[tuple[str, int, float, float]]]:
     """The run's configuration and, per training set as named: (name,
     stages, mean share failing, stages drawn a generation on average).
-    `CheckpointError` for a run that is not one, or does not draw by
-    failures."""
+    `CheckpointError` for a directory that is not a run, ValueError for
+    a run that does not draw by failures."""
     ckpt = load_checkpoint(run_dir)
     config = EvolutionConfig.from_dict(ckpt.config)
     draw = StageDraw(config)
     if not draw.weighted:
-        raise CheckpointError(f"{run_dir}: this run does not draw its stages by failures "
-                              f"(stage_draw {config.stage_draw!r}, "
-                              f"{config.stages_scored()} of {len(draw.names)} stages a "
-                              f"generation)")
+        raise ValueError(f"{run_dir}: this run does not draw its stages by failures "
+                         f"(stage_draw {config.stage_draw!r}, {config.stages_scored()} of "
+                         f"{len(draw.names)} stages a generation)")
     draw.restore(ckpt.reporters)
     weights = draw.failed + FAILURE_FLOOR
     per_generation = config.stages_per_generation * weights / weights.sum()
@@ -62,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     for run_dir in args.runs:
         try:
             config, rows = draw_shares(run_dir)
-        except CheckpointError as exc:
+        except ValueError as exc:   # CheckpointError among them
             print(f"{parser.prog}: error: {exc}", file=sys.stderr)
             return 1
         print(f"{run_dir} (seed {config.seed}, {config.stages_per_generation} stages a "

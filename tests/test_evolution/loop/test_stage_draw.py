@@ -127,7 +127,7 @@ def test_the_shares_script_reads_each_set_s_weight_in_the_draw_from_a_run(tmp_pa
     assert [failing for _, _, failing, _ in rows] == [failed[:4].mean(), failed[4:].mean()]
     drawn = [d for _, _, _, d in rows]
     assert sum(drawn) == pytest.approx(3)
-    # The set failed more is drawn more, by the floor plus its share.
+    # Each set is drawn by the floor plus its stages' shares, as the draw weighs them.
     weights = failed + 0.5
     assert drawn[1] == pytest.approx(3 * weights[4:].sum() / weights.sum())
     assert shares.main([str(tmp_path / "run")]) == 0
