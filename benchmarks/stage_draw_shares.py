@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 
 from evolution.config import EvolutionConfig  # noqa: E402
 from evolution.loop.checkpoint import load_checkpoint  # noqa: E402
-from evolution.loop.stage_draw import FAILURE_FLOOR, StageDraw  # noqa: E402
+from evolution.loop.stage_draw import StageDraw  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
 from speednik.stages import expand_stages  # noqa: E402
 
@@ -41,7 +41,7 @@ def draw_shares(run_dir: str | Path) -> tuple[EvolutionConfig, list[tuple[str, i
                          f"(stage_draw {config.stage_draw!r}, {config.stages_scored()} of "
                          f"{len(draw.names)} stages a generation)")
     draw.restore(ckpt.reporters)
-    weights = draw.failed + FAILURE_FLOOR
+    weights = draw.weights()
     per_generation = config.stages_per_generation * weights / weights.sum()
     rows, at = [], 0
     for name in config.stages:

@@ -72,12 +72,17 @@ class StageDraw(Reporter):
         if not self.weighted:
             return uniform_draw(self.config, generation)
         if self.drawn is None or self.drawn[0] != generation:
-            weights = self.failed + FAILURE_FLOOR
+            weights = self.weights()
             chosen = np.sort(_generator(self.config, generation).choice(
                 len(self.names), size=self.config.stages_per_generation, replace=False,
                 p=weights / weights.sum()))
             self.drawn = (generation, [self.names[i] for i in chosen])
         return list(self.drawn[1])
+
+    def weights(self) -> np.ndarray:
+        """Each training stage's weight in the draw by failures, from what
+        the draw has learnt so far."""
+        return self.failed + FAILURE_FLOOR
 
     def learn(self, generation: int, summaries: Sequence[dict]) -> None:
         """Remember the share of `summaries` (the generation's genomes)
