@@ -6,7 +6,8 @@ With `stage_draw = "failures"` a generation draws each training stage in
 proportion to the floor plus the share of the population that failed it
 the last time it was played (`evolution.loop.stage_draw`). Sets of hard
 stages are then drawn more than their number says, and a set added to
-the training stages takes its draws from the others. This reads the
+the training stages takes its draws from the others (a set named in
+`always_stages` is in every draw, and takes its stages from them). This reads the
 shares the run's checkpoint keeps and prints, for each training set as
 the run named it: its stages, the mean share of the population failing
 them, and how many of a generation's stages it is drawn on average.
@@ -41,8 +42,7 @@ def draw_shares(run_dir: str | Path) -> tuple[EvolutionConfig, list[tuple[str, i
                          f"(stage_draw {config.stage_draw!r}, {config.stages_scored()} of "
                          f"{len(draw.names)} stages a generation)")
     draw.restore(ckpt.reporters)
-    weights = draw.weights()
-    per_generation = config.stages_per_generation * weights / weights.sum()
+    per_generation = draw.expected_draws()
     rows, at = [], 0
     for name in config.stages:
         count = len(expand_stages([name]))

@@ -81,6 +81,11 @@ class EvolutionConfig:
     # Each generation is scored on this many of the training stages,
     # drawn anew (`stage_draw`); None: on all of them.
     stages_per_generation: int | None = None
+    # Training stages every generation is scored on, whatever the draw:
+    # they count among `stages_per_generation`, the rest of which is drawn
+    # from the other training stages. Each is named as in `stages` (a set,
+    # a profile) and must be one of them.
+    always_stages: tuple[str, ...] = ()
     # How those are drawn (`evolution.loop.stage_draw`): "uniform", or
     # "failures", the stages the population failed more often.
     stage_draw: str = "uniform"
@@ -100,6 +105,7 @@ class EvolutionConfig:
         object.__setattr__(self, "stages", tuple(self.stages))
         object.__setattr__(self, "test_stages", tuple(self.test_stages))
         object.__setattr__(self, "validation_stages", tuple(self.validation_stages))
+        object.__setattr__(self, "always_stages", tuple(self.always_stages))
         object.__setattr__(self, "options", self._strategy_options())
         if self.policy is None:
             own = (get_strategy(self.algorithm).policy
@@ -210,6 +216,7 @@ class EvolutionConfig:
                 raise ConfigError(
                     f"stages_per_generation ({self.stages_per_generation}) exceeds the "
                     f"{len(training)} training stage(s); accepted: 1 to {len(training)}")
+        self._check_always(training)
         if self.stage_draw not in STAGE_DRAWS:
             raise ConfigError(f"unknown stage_draw {self.stage_draw!r}; accepted: "
                               f"{', '.join(STAGE_DRAWS)}")
@@ -230,6 +237,27 @@ class EvolutionConfig:
                 f"unknown observation {self.observation!r}; accepted: "
                 f"{', '.join(list_observations())}")
         self._check_pairing()
+
+    def _check_always(self, training: list[str]) -> None:
+        if not self.always_stages:
+            return
+        always = self._expanded("always_stages", self.always_stages)
+        outside = [s for s in always if s not in set(training)]
+        if outside:
+            raise ConfigError(
+                f"always_stages: {outside[0]!r} is not a training stage; accepted: "
+                f"stages named in stages (sets, built-in names, profiles)")
+        k = self.stages_per_generation
+        if k is None:
+            raise ConfigError(
+                "always_stages are kept in every generation's draw of training stages, "
+                "so they need stages_per_generation; accepted: no always_stages "
+                "without it")
+        if k <= len(set(always)):
+            raise ConfigError(
+                f"stages_per_generation ({k}) leaves no stage to draw beside the "
+                f"{len(set(always))} always_stages; accepted: "
+                f"{len(set(always)) + 1} to {len(training)}")
 
     def _check_starts(self) -> None:
         if not isinstance(self.starts, int) or isinstance(self.starts, bool) \
@@ -324,6 +352,11 @@ class EvolutionConfig:
         """One name per training stage, generated sets expanded."""
         return expand_stages(self.stages)
 
+    def always_stage_names(self) -> list[str]:
+        """One name per stage every generation plays, in training order."""
+        always = set(expand_stages(self.always_stages))
+        return [s for s in self.training_stages() if s in always]
+
     def held_out_stages(self) -> list[str]:
         """One name per test stage, generated sets expanded."""
         return expand_stages(self.test_stages)
@@ -373,6 +406,7 @@ class EvolutionConfig:
         d["stages"] = list(self.stages)
         d["test_stages"] = list(self.test_stages)
         d["validation_stages"] = list(self.validation_stages)
+        d["always_stages"] = list(self.always_stages)
         d["options"] = dict(self.options)
         return d
 

@@ -46,7 +46,7 @@ FAMILY_SETTINGS = tuple(dict.fromkeys(
 # method's own settings follow "algorithm", "population" and
 # "hall_of_fame" in [method].
 TABLES: dict[str, tuple[str, ...]] = {
-    "task": ("stages", "stages_per_generation", "stage_draw", "validation_stages",
+    "task": ("stages", "stages_per_generation", "always_stages", "stage_draw", "validation_stages",
              "validation_weight", "test_stages", "test_every", "observation",
              "action_repeat", "max_steps", "stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
@@ -55,7 +55,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "run": ("seed", "workers", "engine", "scheduler", "checkpoint_every"),
 }
 TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
-STAGE_LISTS = ("stages", "test_stages", "validation_stages")
+STAGE_LISTS = ("stages", "test_stages", "validation_stages", "always_stages")
 
 ACCEPTED_TABLES = ", ".join(f"[{t}]" for t in TABLES)
 
@@ -216,7 +216,7 @@ def _scheduler(value: Any) -> str:
 
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "stages": _stages(False), "test_stages": _stages(True),
-    "validation_stages": _stages(True),
+    "validation_stages": _stages(True), "always_stages": _stages(True),
     "stages_per_generation": _whole(1), "stage_draw": _choice(lambda: STAGE_DRAWS),
     "validation_weight": _choice(lambda: VALIDATION_WEIGHTS), "test_every": _whole(1),
     "observation": _choice(list_observations), "action_repeat": _whole(1),

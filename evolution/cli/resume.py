@@ -118,8 +118,9 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
     # continues in this process, whatever the last invocation used.
     tests = tuple(locate_stage(s, run_dir) for s in saved.test_stages)
     checks = tuple(locate_stage(s, run_dir) for s in saved.validation_stages)
+    always = tuple(locate_stage(s, run_dir) for s in saved.always_stages)
     return saved.replace(stages=list(stages), test_stages=list(tests),
-                         validation_stages=list(checks),
+                         validation_stages=list(checks), always_stages=list(always),
                          scheduler=args.scheduler, **{
                              a: getattr(args, a) for a in RESUMABLE
                              if getattr(args, a) is not None and a != "scheduler"})

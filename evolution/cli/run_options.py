@@ -97,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--stages-per-generation", type=int, metavar="K",
         help="score each generation on K of the training stages, drawn anew "
              "(--stage-draw), the same K for every genome (default: all)")
+    opt("--always-stage", dest="always_stages", nargs="+", metavar="NAME",
+        default_of="always_stages",
+        help="training stages (named as in --stage) every generation is scored on: "
+             "they count among --stages-per-generation, the rest of which is drawn "
+             "from the other training stages, e.g. --always-stage handmade:validation "
+             "to score six designed stages every generation beside generated ones")
     opt("--stage-draw", choices=STAGE_DRAWS,
         help="how --stages-per-generation draws them: 'uniform', every stage alike, "
              "or 'failures', a stage the more often the more of the population "
@@ -217,10 +223,11 @@ RESUMABLE = ("generations", "max_frames", "workers", "checkpoint_every", "engine
 
 # Options named otherwise than their setting.
 FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage",
-                 "validation_stages": "--validation-stage", "out": "--out"}
+                 "validation_stages": "--validation-stage", "always_stages": "--always-stage",
+                 "out": "--out"}
 
 
-STAGE_LISTS = ("stages", "test_stages", "validation_stages")
+STAGE_LISTS = ("stages", "test_stages", "validation_stages", "always_stages")
 
 
 def option_name(dest: str) -> str:

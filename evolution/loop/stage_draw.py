@@ -15,6 +15,12 @@ it, in one of two ways (`EvolutionConfig.stage_draw`):
   are kept in the checkpoint with the stages of the last generation, so a
   resumed run draws what it would have drawn.
 
+Stages named in `always_stages` are in every generation's draw, whichever
+the way: they count among `stages_per_generation`, and the rest is drawn
+from the other training stages. A set the search must not lose sight of
+(a few designed stages beside many generated ones) is then scored every
+generation, not one generation in several.
+
 Neither consumes the run's random numbers: each draw has a generator of
 its own, seeded from (seed, generation).
 """
@@ -47,9 +53,12 @@ def uniform_draw(config: EvolutionConfig, generation: int) -> list[str]:
     k = config.stages_per_generation
     if k is None or k >= len(stages):
         return stages
-    chosen = np.sort(_generator(config, generation).choice(len(stages), size=k,
-                                                             replace=False))
-    return [stages[i] for i in chosen]
+    always = set(config.always_stage_names())
+    others = [i for i, name in enumerate(stages) if name not in always]
+    kept = [i for i, name in enumerate(stages) if name in always]
+    chosen = _generator(config, generation).choice(len(others), size=k - len(kept),
+                                                   replace=False)
+    return [stages[i] for i in sorted([*kept, *(others[j] for j in chosen)])]
 
 
 class StageDraw(Reporter):
@@ -63,6 +72,8 @@ class StageDraw(Reporter):
         self.index = {name: i for i, name in enumerate(self.names)}
         self.weighted = (config.stage_draw == "failures"
                          and config.stages_scored() < len(self.names))
+        always = set(config.always_stage_names())
+        self.always = np.array([name in always for name in self.names])
         self.failed = np.ones(len(self.names))
         self.drawn: tuple[int, list[str]] | None = None
 
@@ -72,17 +83,29 @@ class StageDraw(Reporter):
         if not self.weighted:
             return uniform_draw(self.config, generation)
         if self.drawn is None or self.drawn[0] != generation:
-            weights = self.weights()
-            chosen = np.sort(_generator(self.config, generation).choice(
-                len(self.names), size=self.config.stages_per_generation, replace=False,
-                p=weights / weights.sum()))
+            weights = np.where(self.always, 0.0, self.weights())
+            drawn = _generator(self.config, generation).choice(
+                len(self.names), size=self.config.stages_per_generation - self.always.sum(),
+                replace=False, p=weights / weights.sum())
+            chosen = np.sort(np.concatenate([np.flatnonzero(self.always), drawn]))
             self.drawn = (generation, [self.names[i] for i in chosen])
         return list(self.drawn[1])
 
     def weights(self) -> np.ndarray:
         """Each training stage's weight in the draw by failures, from what
-        the draw has learnt so far."""
+        the draw has learnt so far (an always stage's is not used: it is
+        in every draw)."""
         return self.failed + FAILURE_FLOOR
+
+    def expected_draws(self) -> np.ndarray:
+        """How many times a generation draws each training stage, on
+        average, by the weights learnt so far: 1 for an always stage, and
+        for the others their share of the weights times the stages left
+        to draw (a little high for the heaviest, as a draw takes a stage
+        once)."""
+        weights = np.where(self.always, 0.0, self.weights())
+        left = self.config.stages_per_generation - self.always.sum()
+        return np.where(self.always, 1.0, left * weights / weights.sum())
 
     def learn(self, generation: int, summaries: Sequence[dict]) -> None:
         """Remember the share of `summaries` (the generation's genomes)

@@ -69,7 +69,7 @@ def test_every_setting_of_a_run_has_one_table():
 @pytest.mark.parametrize("argv", [
     [],
     ["--stage", "gen:medium:0-15", "hillside", "--stages-per-generation", "4",
-     "--stage-draw", "failures", "--validation-stage", "gen:hard:2000-2009",
+     "--always-stage", "hillside", "--stage-draw", "failures", "--validation-stage", "gen:hard:2000-2009",
      "--validation-weight", "set", "--test-stage", "pipeworks", "--stall-frames", "0",
      "--policy", "mlp", "--hidden", "8", "--algorithm", "cmaes", "--init-sigma", "0.15",
      "--max-frames", "1000", "--population", "6", "--scheduler", "local"],

@@ -135,3 +135,61 @@ def test_the_shares_script_reads_each_set_s_weight_in_the_draw_from_a_run(tmp_pa
     evolve(config(stage_draw="uniform"), tmp_path / "uniform")
     assert shares.main([str(tmp_path / "uniform")]) == 1
     assert "does not draw its stages by failures" in capsys.readouterr().err
+
+
+def test_always_stages_are_in_every_draw_and_count_among_the_stages_scored():
+    for way in ("failures", "uniform"):
+        run = config(stages=("gen:easy:0-7", "gen:hard:0-1"), stages_per_generation=5,
+                     always_stages=("gen:hard:0-1",), stage_draw=way)
+        draw = StageDraw(run)
+        always = run.always_stage_names()
+        assert always == ["gen:hard:0", "gen:hard:1"] == draw.names[8:]
+        draws = [draw.stages(g) for g in range(60)]
+        assert all(len(d) == 5 == len(set(d)) and set(always) <= set(d) for d in draws)
+        # The other three are drawn from the eight others, not always the same.
+        assert len({s for d in draws for s in d} - set(always)) == 8
+    # Drawing by failures, what the always stages' genomes failed does not
+    # move the others' draw: they are not drawn, only kept.
+    draw = StageDraw(config(stages=("gen:easy:0-7", "gen:hard:0-1"), stages_per_generation=5,
+                            always_stages=("gen:hard:0-1",)))
+    before = [draw.stages(g) for g in range(10, 20)]
+    draw.failed[8:] = 0.0
+    draw.drawn = None
+    assert [draw.stages(g) for g in range(10, 20)] == before
+    expected = draw.expected_draws()
+    assert list(expected[8:]) == [1.0, 1.0] and expected.sum() == pytest.approx(5)
+
+
+def test_without_always_stages_the_draws_are_those_of_before():
+    # One way to draw: with none kept, it is the plain draw of K among all.
+    run = config(stages=("gen:easy:0-11",), stages_per_generation=4)
+    draw = StageDraw(run)
+    for g in range(5):
+        rng = np.random.default_rng([run.seed, g, 0x57A6E5])
+        chosen = np.sort(rng.choice(12, size=4, replace=False, p=np.full(12, 1 / 12)))
+        assert draw.stages(g) == [draw.names[i] for i in chosen]
+
+
+def test_a_run_with_always_stages_resumes_exactly_and_keeps_them_in_its_draw(tmp_path):
+    run = config(stages=("gen:easy:0-5", "gen:hard:0"), always_stages=("gen:hard:0",))
+    evolve(run, tmp_path / "straight")
+    evolve(run.replace(generations=2), tmp_path / "split")
+    evolve(run, tmp_path / "split", resume=True)
+    assert rows(tmp_path / "split") == rows(tmp_path / "straight")
+    last = load_checkpoint(tmp_path / "straight").reporters["arrays"]["stage_draw_last"]
+    assert 6 in last[1:]   # gen:hard:0, the seventh training stage
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(always_stages=("gen:hard:0",)), "'gen:hard:0' is not a training stage"),
+    (dict(stages_per_generation=None, stage_draw="uniform", always_stages=("gen:easy:0",)),
+     "need stages_per_generation"),
+    (dict(stages_per_generation=2, always_stages=("gen:easy:0-1",)),
+     r"stages_per_generation \(2\) leaves no stage to draw beside the 2 always_stages; "
+     r"accepted: 3 to 8"),
+])
+def test_always_stages_that_cannot_be_kept_are_refused(changes, message):
+    from evolution.config import ConfigError
+
+    with pytest.raises(ConfigError, match=message):
+        config(**changes)
