@@ -46,9 +46,9 @@ FAMILY_SETTINGS = tuple(dict.fromkeys(
 # method's own settings follow "algorithm", "population" and
 # "hall_of_fame" in [method].
 TABLES: dict[str, tuple[str, ...]] = {
-    "task": ("stages", "stages_per_generation", "always_stages", "stage_draw", "validation_stages",
-             "validation_weight", "test_stages", "test_every", "observation",
-             "action_repeat", "max_steps", "stall_frames"),
+    "task": ("stages", "stages_per_generation", "always_stages", "stage_draw",
+             "validation_stages", "validation_weight", "test_stages", "test_every",
+             "observation", "action_repeat", "max_steps", "stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
     "method": ("algorithm", "population", "hall_of_fame"),
     "budget": ("generations", "max_frames", "starts", "start_frames"),
