@@ -28,6 +28,9 @@ STAGE_DRAWS = ("uniform", "failures")
 # (`evolution.loop.validation`): each stage alike, or each validation set
 # alike (the fraction of it completed, averaged over the sets).
 VALIDATION_WEIGHTS = ("stage", "set")
+# The settings that are lists of stage names: profile paths in them are
+# recorded absolute and relocated to the run's copies on resume.
+STAGE_LISTS = ("stages", "test_stages", "validation_stages", "always_stages")
 
 
 class ConfigError(ValueError):
@@ -102,10 +105,8 @@ class EvolutionConfig:
     options: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "stages", tuple(self.stages))
-        object.__setattr__(self, "test_stages", tuple(self.test_stages))
-        object.__setattr__(self, "validation_stages", tuple(self.validation_stages))
-        object.__setattr__(self, "always_stages", tuple(self.always_stages))
+        for key in STAGE_LISTS:
+            object.__setattr__(self, key, tuple(getattr(self, key)))
         object.__setattr__(self, "options", self._strategy_options())
         if self.policy is None:
             own = (get_strategy(self.algorithm).policy
@@ -403,10 +404,8 @@ class EvolutionConfig:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["stages"] = list(self.stages)
-        d["test_stages"] = list(self.test_stages)
-        d["validation_stages"] = list(self.validation_stages)
-        d["always_stages"] = list(self.always_stages)
+        for key in STAGE_LISTS:
+            d[key] = list(getattr(self, key))
         d["options"] = dict(self.options)
         return d
 

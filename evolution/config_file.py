@@ -28,7 +28,13 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
-from evolution.config import STAGE_DRAWS, VALIDATION_WEIGHTS, ConfigError, EvolutionConfig
+from evolution.config import (
+    STAGE_DRAWS,
+    STAGE_LISTS,
+    VALIDATION_WEIGHTS,
+    ConfigError,
+    EvolutionConfig,
+)
 from evolution.scheduler_address import check_scheduler
 from evolution.strategies.registry import all_settings, get_strategy, list_strategies, readers
 from runners.compiled import ENGINES
@@ -55,7 +61,6 @@ TABLES: dict[str, tuple[str, ...]] = {
     "run": ("seed", "workers", "engine", "scheduler", "checkpoint_every"),
 }
 TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
-STAGE_LISTS = ("stages", "test_stages", "validation_stages", "always_stages")
 
 ACCEPTED_TABLES = ", ".join(f"[{t}]" for t in TABLES)
 

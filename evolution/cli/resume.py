@@ -113,17 +113,12 @@ def config_for_resume(args: argparse.Namespace, run_dir: Path) -> EvolutionConfi
             f"{run_dir / CONFIG_NAME} disagrees with the checkpoint on "
             f"{', '.join(differ)}; a run resumes with its checkpoint's settings: "
             f"restore {CONFIG_NAME} or start a new run")
-    stages = tuple(locate_stage(s, run_dir) for s in saved.stages)
+    located = {key: v for key, v in settings(saved).items() if key in STAGE_LISTS}
     # A cluster belongs to this invocation: without --scheduler the run
     # continues in this process, whatever the last invocation used.
-    tests = tuple(locate_stage(s, run_dir) for s in saved.test_stages)
-    checks = tuple(locate_stage(s, run_dir) for s in saved.validation_stages)
-    always = tuple(locate_stage(s, run_dir) for s in saved.always_stages)
-    return saved.replace(stages=list(stages), test_stages=list(tests),
-                         validation_stages=list(checks), always_stages=list(always),
-                         scheduler=args.scheduler, **{
-                             a: getattr(args, a) for a in RESUMABLE
-                             if getattr(args, a) is not None and a != "scheduler"})
+    return saved.replace(**located, scheduler=args.scheduler, **{
+        a: getattr(args, a) for a in RESUMABLE
+        if getattr(args, a) is not None and a != "scheduler"})
 
 
 def check_new_totals(args: argparse.Namespace, ckpt, saved: EvolutionConfig) -> None:

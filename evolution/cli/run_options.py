@@ -7,7 +7,13 @@ import argparse
 from dataclasses import fields
 from pathlib import Path
 
-from evolution.config import STAGE_DRAWS, VALIDATION_WEIGHTS, ConfigError, EvolutionConfig
+from evolution.config import (
+    STAGE_DRAWS,
+    STAGE_LISTS,
+    VALIDATION_WEIGHTS,
+    ConfigError,
+    EvolutionConfig,
+)
 from evolution.strategies.registry import (
     STRATEGIES,
     all_settings,
@@ -225,9 +231,6 @@ RESUMABLE = ("generations", "max_frames", "workers", "checkpoint_every", "engine
 FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage",
                  "validation_stages": "--validation-stage", "always_stages": "--always-stage",
                  "out": "--out"}
-
-
-STAGE_LISTS = ("stages", "test_stages", "validation_stages", "always_stages")
 
 
 def option_name(dest: str) -> str:
