@@ -8,6 +8,7 @@ generator.
     expand_stages(["handmade:heldout"])  a hand-made set, one path per stage
     generate_stage(7, "hard")         a random stage from a seed
     generate_stage(7, "skills")       a skill stage (see `skills`)
+    generate_stage(7, "places")       a place stage (see `places`)
     list_stages()                     the built-in names
 
 Building is deterministic, so a built stage is kept and shared: the same
@@ -256,8 +257,10 @@ def generate_profile(seed: int, difficulty: str | int = "medium") -> Profile:
 
 
 def _generated_kind(difficulty: str | int) -> str:
-    """A difficulty's name, or the skill stages' kind."""
-    return "skills" if difficulty == "skills" else normalise_difficulty(difficulty)
+    """A difficulty's name, or the kind of the skill or place stages."""
+    if difficulty in GENERATED_KINDS and difficulty not in DIFFICULTIES:
+        return difficulty
+    return normalise_difficulty(difficulty)
 
 
 def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], Stage]]:
@@ -272,7 +275,7 @@ def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], S
 
 def certify_expert_stages(names: Iterable[object], workers: int,
                           progress: Callable[[int, int], None] | None = None) -> None:
-    """Run the planner on the expert and skill stages among `names` (single
+    """Run the planner on the expert, skill and place stages among `names` (single
     stages, as `expand_stages` gives them) in `workers` processes at once,
     so that building them afterwards in this process is quick;
     `progress(done, total)` after each, over both kinds together. Names

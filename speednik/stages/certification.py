@@ -1,14 +1,15 @@
 """Certified stages: the first draw of a seed that the planner finishes,
-for the kinds of generated stage drawn until one is (`expert`, and the
-skill stages, `skills`), and the draws found, kept in this process and
+for the kinds of generated stage drawn until one is (`expert`, the
+skill stages, `skills`, and the place stages, `places`), and the draws found, kept in this process and
 on disk (`certified_draws`) so that a stage built again skips the
 planner.
 
 A draw is kept only when the planner (`speednik.engine.planner`)
 finishes it within an episode's frames and without stalling; otherwise
 the next draw of that seed is tried. Which draw a seed keeps is a pure
-function of the seed and the kind, so `gen:expert:SEEDS` and
-`gen:skills:SEEDS` always name the same stages.
+function of the seed and the kind (and, for place stages, of the
+hand-made profiles they are drawn from), so `gen:expert:SEEDS`,
+`gen:skills:SEEDS` and `gen:places:SEEDS` always name the same stages.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 from speednik.stages.expert import EXPERT, draw_expert_data
 from speednik.stages.profile import Profile, StageError
+from speednik.stages.places import PLACES, draw_places_data
 from speednik.stages.skills import SKILLS, draw_skills_data
 
 # Draws tried per seed before giving up (measured: the first draw is
@@ -29,17 +31,20 @@ MAX_DRAWS = 32
 # their draws apart.
 _CERTIFIED_DRAW: dict[int, int] = {}
 _CERTIFIED_SKILLS_DRAW: dict[int, int] = {}
+_CERTIFIED_PLACES_DRAW: dict[int, int] = {}
 # The kinds of generated stage the planner certifies.
-CERTIFIED_KINDS = (EXPERT, SKILLS)
+CERTIFIED_KINDS = (EXPERT, SKILLS, PLACES)
+_DRAW_DATA = {EXPERT: draw_expert_data, SKILLS: draw_skills_data, PLACES: draw_places_data}
 
 
 def _known_draws(kind: str) -> dict[int, int]:
     # Looked up at each call: tests replace these dicts.
-    return _CERTIFIED_DRAW if kind == EXPERT else _CERTIFIED_SKILLS_DRAW
+    return {EXPERT: _CERTIFIED_DRAW, SKILLS: _CERTIFIED_SKILLS_DRAW,
+            PLACES: _CERTIFIED_PLACES_DRAW}[kind]
 
 
 def _draw_data(kind: str, seed: int, draw: int) -> dict[str, Any]:
-    return (draw_expert_data if kind == EXPERT else draw_skills_data)(seed, draw)
+    return _DRAW_DATA[kind](seed, draw)
 
 
 def _built_draw(seed: int, draw: int, kind: str = EXPERT):
@@ -53,7 +58,7 @@ def _built_draw(seed: int, draw: int, kind: str = EXPERT):
 
 def certified_stage(seed: int, kind: str = EXPERT):
     """(profile, built stage) of the first draw for `seed` of `kind`
-    (expert or skills) that the planner finishes; `StageError` if none of
+    (one of CERTIFIED_KINDS) that the planner finishes; `StageError` if none of
     MAX_DRAWS is."""
     from speednik.engine.planner import plan_stage
 

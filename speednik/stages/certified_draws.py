@@ -5,10 +5,11 @@ Certifying an expert stage runs the planner on it (about 0.2 s a stage),
 and a run certifies every expert stage it trains, validates and tests on
 before it starts: some 400 stages, most of a minute on two cores, paid
 again by every run. Which draw a seed keeps is a pure function of the
-seed and of the game's sources, so the draws found are written to a
+seed and of the game's sources (and, for place stages, of the hand-made
+profiles they are drawn from), so the draws found are written to a
 record beside the sources (in `__pycache__`, as the compiled engine's
-machine code is), under a digest of those sources: a record written by
-other sources is never read. A record that cannot be read is ignored and
+machine code is), under a digest of those sources and profiles: a record
+written by other sources is never read. A record that cannot be read is ignored and
 one that cannot be written is not written (a read-only install certifies
 every time); the record is replaced whole, never left half-written.
 """
@@ -26,9 +27,17 @@ FORMAT = "speednik-certified-expert-draws-2"
 
 
 def _digest() -> str:
-    from speednik.engine.jit import sources_digest
+    # Place stages are drawn from the hand-made validation profiles, so a
+    # record is the sources' and those profiles'.
+    import hashlib
 
-    return sources_digest()
+    from speednik.engine.jit import sources_digest
+    from speednik.stages.sets import handmade_set
+
+    h = hashlib.sha256(sources_digest().encode())
+    for path in handmade_set("handmade:validation"):
+        h.update(Path(path).name.encode() + b"\0" + Path(path).read_bytes())
+    return h.hexdigest()
 
 
 def _read_all() -> dict[str, dict[int, int]]:
@@ -43,7 +52,7 @@ def _read_all() -> dict[str, dict[int, int]]:
 
 
 def read_draws(kind: str = "expert") -> dict[int, int]:
-    """The remembered draw of each seed of `kind` (expert or skills), or
+    """The remembered draw of each seed of `kind` (expert, skills or places), or
     none when the record is missing, unreadable, or written by other
     sources."""
     return _read_all().get(kind, {})
