@@ -90,17 +90,20 @@ def exposure_warning(host: str) -> str | None:
 
 def serve(root: Path, port: int, host: str, out: TextIO, err: TextIO | None = None) -> None:
     """Serve until Ctrl-C."""
-    # Warned before the port opens: once it answers, the warning is out,
-    # whatever comes first after it (a Ctrl-C included).
-    warning = exposure_warning(host)
-    if warning:
-        print(warning, file=err if err is not None else sys.stderr, flush=True)
-    server = make_server(root, port, host)
-    print(f"dashboard of {root} at http://{host}:{port}/ (Ctrl-C stops it)", file=out,
-          flush=True)
+    # Warned before the port opens: once it answers, the warning is out.
+    # Ctrl-C is how the dashboard stops, so it stops quietly however soon
+    # it comes (the port answers a moment before the line that says so).
+    server = None
     try:
+        warning = exposure_warning(host)
+        if warning:
+            print(warning, file=err if err is not None else sys.stderr, flush=True)
+        server = make_server(root, port, host)
+        print(f"dashboard of {root} at http://{host}:{port}/ (Ctrl-C stops it)", file=out,
+              flush=True)
         server.io_loop.start()
     except KeyboardInterrupt:
         pass
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()

@@ -174,6 +174,8 @@ def test_the_command_warns_on_stderr_when_open_to_the_network(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=REPO_ROOT)
     try:
+        # Stopped once it says it serves (the port answers a moment before).
+        announced = proc.stdout.readline()
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
             with socket.socket() as s:
@@ -186,7 +188,29 @@ def test_the_command_warns_on_stderr_when_open_to_the_network(tmp_path):
         out, err = proc.communicate(timeout=30)
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "no authentication" in lines[0] and "0.0.0.0" in lines[0]
-    assert "Traceback" not in err and out.startswith("dashboard of ")
+    assert "Traceback" not in err and announced.startswith("dashboard of ")
+    assert proc.returncode == 0
+
+
+def test_a_ctrl_c_while_the_dashboard_starts_stops_it_quietly(tmp_path):
+    import signal
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "plots", "dashboard", str(tmp_path),
+                             "--port", str(port), "--host", "0.0.0.0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=REPO_ROOT)
+    try:
+        # The warning comes just before the server is made: interrupt that.
+        warning = proc.stderr.readline()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert "no authentication" in warning
+    assert err.strip() == "" and proc.returncode == 0, (err, proc.returncode)
 
 
 # -- what a run shows ---------------------------------------------------------------------
