@@ -161,18 +161,26 @@ def test_a_host_open_to_the_network_is_warned_of(host, open_):
         assert "\n" not in warning
 
 
+def _open_dashboard(runs_dir: Path) -> tuple[subprocess.Popen, int]:
+    """`python -m plots dashboard RUNS_DIR --host 0.0.0.0` on a free port."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "plots", "dashboard", str(runs_dir),
+                             "--port", str(port), "--host", "0.0.0.0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=REPO_ROOT)
+    return proc, port
+
+
 def test_the_command_warns_on_stderr_when_open_to_the_network(tmp_path):
     import signal
     import socket
     import time
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "plots", "dashboard", str(tmp_path),
-                             "--port", str(port), "--host", "0.0.0.0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=REPO_ROOT)
+    proc, port = _open_dashboard(tmp_path)
     try:
         # Stopped once it says it serves (the port answers a moment before).
         announced = proc.stdout.readline()
@@ -194,15 +202,8 @@ def test_the_command_warns_on_stderr_when_open_to_the_network(tmp_path):
 
 def test_a_ctrl_c_while_the_dashboard_starts_stops_it_quietly(tmp_path):
     import signal
-    import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "plots", "dashboard", str(tmp_path),
-                             "--port", str(port), "--host", "0.0.0.0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=REPO_ROOT)
+    proc, _ = _open_dashboard(tmp_path)
     try:
         # The warning comes just before the server is made: interrupt that.
         warning = proc.stderr.readline()
