@@ -70,6 +70,8 @@ GAP_SCALE = (0.85, 1.1)
 POOL_SCALE = (0.9, 1.2)
 # Ground every length is a multiple of.
 GRID = 16
+# The segments whose length a stretch varies.
+VARIED = ("flat", "bridge", "tunnel", "gap", "halfpipe")
 # Objects that belong to a stage, not to a place.
 STAGE_OBJECTS = ("goal", "checkpoint")
 RUN_OUT = 640
@@ -142,8 +144,8 @@ def varied(stretch: Stretch, rng: random.Random) -> tuple[list[dict[str, Any]],
             seg["length"] = min(_scaled(seg["length"], GAP_SCALE, rng), GAP_LIMIT[EXPERT])
         elif kind == "halfpipe":
             seg["length"] = max(_scaled(seg["length"], POOL_SCALE, rng), 2 * seg["depth"])
-        width = (x1 - x0) if kind not in ("flat", "bridge", "tunnel", "gap", "halfpipe") \
-            else seg["length"]
+        # A loop's or a ramp's width is as designed; a step takes none.
+        width = seg["length"] if kind in VARIED else x1 - x0
         segments.append(seg)
         spans.append((x, x + width))
         x += width
