@@ -27,10 +27,10 @@ time of the run; then how many of the hand-made validation stages
 (`speednik/stages/handmade/`) it finishes, and apart from them how many
 of the hand-made held-out stages (`speednik/stages/handmade/heldout/`,
 which no setting is chosen on), and how many of 100 skill stages
-(`SKILLS`). The baselines are played on the same test stages. Targets:
-at least 97% of the medium, 95% of the hard and 90% of the expert test
-stages and all three built-in stages, in at most 15 minutes of wall time
-on a 2-core machine, for every seed.
+(`SKILLS`) and of 100 place stages (`PLACES`). The baselines are played
+on the same test stages. Targets: at least 97% of the medium, 95% of the
+hard and 90% of the expert test stages and all three built-in stages, in
+at most 15 minutes of wall time on a 2-core machine, for every seed.
 """
 from __future__ import annotations
 
@@ -62,6 +62,10 @@ UNTOUCHED = ("gen:medium:20000-20199", "gen:hard:20000-20199", "gen:expert:20000
 # hand-made stages ask for; the variants that train on skill stages
 # train on others of the kind.
 SKILLS = ("gen:skills:1000-1099",)
+# Reported only: stages strung from stretches of the six hand-made
+# validation stages (speednik.stages.places), for how a policy plays
+# their places met in other orders.
+PLACES = ("gen:places:1000-1099",)
 # No variant trains on these: how a policy plays hand-made stages.
 TRANSFER = ("hillside", "pipeworks", "skybridge")
 # Hand-made stages that are not built-in, for choosing settings: how a
@@ -263,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("    untouched  " + "  ".join(
                     f"{d} {fmt(v)}" for d, v in completed(run_dir, untouched).items()), flush=True)
             if not a.short:
-                print(f"    skill stages  {fmt(total(completed(run_dir, list(SKILLS))))}",
+                print(f"    skill stages  {fmt(total(completed(run_dir, list(SKILLS))))}"
+                      f"  place stages  {fmt(total(completed(run_dir, list(PLACES))))}",
                       flush=True)
     if not a.short:
         print("target (held-out >= 97% medium, >= 95% hard, >= 90% expert, all built-in "
