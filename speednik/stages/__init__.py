@@ -275,10 +275,10 @@ def _generated(seed: int, difficulty: str | int) -> tuple[object, Callable[[], S
 
 def certify_expert_stages(names: Iterable[object], workers: int,
                           progress: Callable[[int, int], None] | None = None) -> None:
-    """Run the planner on the expert, skill and place stages among `names` (single
-    stages, as `expand_stages` gives them) in `workers` processes at once,
-    so that building them afterwards in this process is quick;
-    `progress(done, total)` after each, over both kinds together. Names
+    """Run the planner on the expert, skill and place stages among `names`
+    (single stages, as `expand_stages` gives them) in `workers` processes
+    at once, so that building them afterwards in this process is quick;
+    `progress(done, total)` after each, over every kind together. Names
     that are not well-formed generated stages are passed over: building
     them reports them."""
     seeds: dict[str, list[int]] = {kind: [] for kind in CERTIFIED_KINDS}

@@ -1,8 +1,8 @@
 """Certified stages: the first draw of a seed that the planner finishes,
-for the kinds of generated stage drawn until one is (`expert`, the
-skill stages, `skills`, and the place stages, `places`), and the draws found, kept in this process and
-on disk (`certified_draws`) so that a stage built again skips the
-planner.
+for the kinds of generated stage drawn until one is (`expert`, the skill
+stages, `skills`, and the place stages, `places`), and the draws found,
+kept in this process and on disk (`certified_draws`) so that a stage
+built again skips the planner.
 
 A draw is kept only when the planner (`speednik.engine.planner`)
 finishes it within an episode's frames and without stalling; otherwise
@@ -58,8 +58,8 @@ def _built_draw(seed: int, draw: int, kind: str = EXPERT):
 
 def certified_stage(seed: int, kind: str = EXPERT):
     """(profile, built stage) of the first draw for `seed` of `kind`
-    (one of CERTIFIED_KINDS) that the planner finishes; `StageError` if none of
-    MAX_DRAWS is."""
+    (one of CERTIFIED_KINDS) that the planner finishes; `StageError` if
+    none of MAX_DRAWS is."""
     from speednik.engine.planner import plan_stage
 
     known = _known_draws(kind).get(seed)

@@ -9,9 +9,10 @@ seed and of the game's sources (and, for place stages, of the hand-made
 profiles they are drawn from), so the draws found are written to a
 record beside the sources (in `__pycache__`, as the compiled engine's
 machine code is), under a digest of those sources and profiles: a record
-written by other sources is never read. A record that cannot be read is ignored and
-one that cannot be written is not written (a read-only install certifies
-every time); the record is replaced whole, never left half-written.
+written by other sources is never read. A record that cannot be read is
+ignored and one that cannot be written is not written (a read-only
+install certifies every time); the record is replaced whole, never left
+half-written.
 """
 from __future__ import annotations
 
@@ -52,9 +53,9 @@ def _read_all() -> dict[str, dict[int, int]]:
 
 
 def read_draws(kind: str = "expert") -> dict[int, int]:
-    """The remembered draw of each seed of `kind` (expert, skills or places), or
-    none when the record is missing, unreadable, or written by other
-    sources."""
+    """The remembered draw of each seed of `kind` (expert, skills or
+    places), or none when the record is missing, unreadable, or written by
+    other sources."""
     return _read_all().get(kind, {})
 
 
