@@ -36,6 +36,7 @@ import numpy as np
 from runners.agent import BaseAgent
 from runners.linear import LinearPolicy, checked_genome, genome_size as linear_size
 from runners.mlp import MAX_HIDDEN, MLPPolicy, mlp_genome_size
+from runners.rnn import RecurrentPolicy, rnn_genome_size, rnn_layout
 from runners.gp_program import GPPolicy
 from runners.neat_net import NeatPolicy
 from speednik import gp_program, neat_genome
@@ -109,6 +110,17 @@ POLICY_FAMILIES: dict[str, PolicyFamily] = {
         layout=lambda n, hidden: (f"{hidden} x {n} + {hidden} + {NUM_ACTIONS} x "
                                   f"{hidden} + {NUM_ACTIONS}"),
         compiled_kind="mlp",
+        settings=(Setting("hidden", 16, 1, MAX_HIDDEN, "hidden tanh units"),)),
+    "rnn": PolicyFamily(
+        "rnn", "one hidden layer of tanh units that also read their own values of "
+               "the decision before (a recurrent, Elman network), then argmax over the "
+               "8 actions",
+        genome_size=lambda n, hidden: rnn_genome_size(n, hidden),
+        agent=lambda genome, observation, hidden: RecurrentPolicy(genome, hidden,
+                                                                  observation),
+        noun=lambda hidden: f"an rnn policy with {hidden} hidden units",
+        layout=lambda n, hidden: rnn_layout(n, hidden),
+        compiled_kind="rnn",
         settings=(Setting("hidden", 16, 1, MAX_HIDDEN, "hidden tanh units"),)),
     "neat": PolicyFamily(
         "neat", "a feed-forward network whose topology evolves (NEAT): soft_tanh "

@@ -22,6 +22,7 @@ from evolution.strategies.registry import (
     readers,
 )
 from evolution.cli.config_file import with_config_file
+from evolution.config_file import FAMILY_SETTINGS
 from speednik.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.pool import MAX_WORKER_DEATHS
@@ -154,10 +155,14 @@ def build_parser() -> argparse.ArgumentParser:
             f"'{f.name}' ({f.summary})" for f in POLICY_FAMILIES.values())
         + " (default: the family the algorithm evolves where it has its own, else "
           "linear)")
+    # A setting several families share (hidden) is one option.
+    owners: dict[str, list] = {}
     for family in POLICY_FAMILIES.values():
         for setting in family.settings:
-            opt(f"--{setting.name}", type=int, metavar=setting.name[0].upper(),
-                help=f"{setting.help} of --policy {family.name}")
+            owners.setdefault(setting.name, [setting]).append(family.name)
+    for name, (setting, *families) in owners.items():
+        opt(f"--{name}", type=int, metavar=name[0].upper(),
+            help=f"{setting.help} of --policy {' and '.join(families)}")
     target = method
     opt("--algorithm", choices=list_strategies(),
         help="the search: " + "; ".join(
@@ -267,10 +272,13 @@ def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
     # A policy family's setting given with a family that has none such
     # would do nothing: refused, as a strategy's setting given to another is.
     own = {s.name for s in config.policy_spec().spec_family.settings}
-    for family in POLICY_FAMILIES.values():
-        for setting in family.settings:
-            if getattr(args, setting.name, None) is not None and setting.name not in own:
-                raise ConfigError(
-                    f"--{setting.name} ({setting.help}) is a setting of --policy "
-                    f"{family.name}, not of --policy {config.policy}; it would do nothing")
+    for name in FAMILY_SETTINGS:
+        if getattr(args, name, None) is not None and name not in own:
+            families = [f for f in POLICY_FAMILIES.values()
+                        if any(s.name == name for s in f.settings)]
+            help_text = next(s.help for s in families[0].settings if s.name == name)
+            raise ConfigError(
+                f"--{name} ({help_text}) is a setting of --policy "
+                f"{' and '.join(f.name for f in families)}, not of --policy "
+                f"{config.policy}; it would do nothing")
     return config

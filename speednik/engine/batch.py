@@ -30,7 +30,7 @@ from speednik.engine.episode import (
 from speednik.engine.layout import DONE_NAMES, NUM_F, NUM_S
 from speednik.engine.lowering import compiled_stage, death_cause_name, state_arrays
 from speednik.engine.observation import OBS_SIZES, OBSERVATION_KINDS
-from speednik.engine.policy import POLICY_KINDS, linear_size, mlp_size
+from speednik.engine.policy import POLICY_KINDS, linear_size, mlp_size, rnn_size
 from speednik.engine.reward import reward_arrays
 from speednik.engine.stage_list import stage_list
 from speednik.actions import NUM_ACTIONS
@@ -113,7 +113,7 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
 
     - `stages`: built `Stage`s;
     - `params`: (n, size) float64, one row per genome;
-    - `policy`: "linear", or "mlp" with `hidden` units, or "neat": each
+    - `policy`: "linear", or "mlp" or "rnn" with `hidden` units, or "neat": each
       row a network (`speednik.neat_genome`), or "gp": each row a program
       (`speednik.gp_program`); rows of different lengths padded at the
       end to the longest;
@@ -133,12 +133,12 @@ def run_policy_batch(stages: Sequence, episode_stage, episode_params, params, *,
     obs_kind = OBSERVATION_KINDS.index(observation)
     obs_size = OBS_SIZES[obs_kind]
     params = np.ascontiguousarray(params, dtype=np.float64)
-    if policy == "mlp":
+    if policy in ("mlp", "rnn"):
         if isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer)) \
                 or hidden < 1:
-            raise ValueError(f"an mlp policy needs hidden, a whole number >= 1, "
+            raise ValueError(f"an {policy} policy needs hidden, a whole number >= 1, "
                              f"got {hidden!r}")
-        size = mlp_size(obs_size, int(hidden))
+        size = (mlp_size if policy == "mlp" else rnn_size)(obs_size, int(hidden))
     elif policy in GENOME_MODULES:
         size = None
     else:
@@ -263,7 +263,7 @@ def warm_up(observations: Sequence[str] | None = None,
             runner = batch_runner(kind)
             misses = _cache_misses(runner)
             run_policy_batch([stage], [0], [0], genome[None, :], policy=policy,
-                             hidden=2 if policy == "mlp" else None,
+                             hidden=2 if policy in ("mlp", "rnn") else None,
                              observation=observation, max_steps=2, threads=1)
             compiled |= _cache_misses(runner) > misses
         if vector:
@@ -291,6 +291,8 @@ def _smallest_genome(policy: str, n: int) -> np.ndarray:
         return np.zeros(linear_size(n))
     if policy == "mlp":
         return np.zeros(mlp_size(n, 2))
+    if policy == "rnn":
+        return np.zeros(rnn_size(n, 2))
     if policy == "neat":
         network = np.zeros(encoded_size(0, NUM_ACTIONS, 0))
         network[:2] = n, NUM_ACTIONS

@@ -76,8 +76,8 @@ def run_episode(st, f0, s0, policy, params, obs_kind, obs_size,
     obs = np.empty(OBS_WIDEST, np.float32)
     flights = flight_scratch(f, s)
     # The action scores, then room for a hidden layer (never wider than
-    # the parameters).
-    scores = np.empty(NUM_ACTIONS + len(params), np.float64)
+    # the parameters); zeros, as a recurrent policy's memory starts.
+    scores = np.zeros(NUM_ACTIONS + len(params), np.float64)
     n_components = len(reward_ids)
     rstate = np.empty(R_SUMS + n_components, np.float64)
     reward_reset(rstate, s[S_DEAD] != 0, n_components)

@@ -2,8 +2,11 @@
 float64 parameters and an observation in, an action out.
 
 A policy family is a kind number, a parameter count and an `act`
-branch; `runners.linear.LinearPolicy`, `runners.mlp.MLPPolicy` and
-`runners.neat_net.NeatPolicy` are the readable twins. Scores are summed
+branch; `runners.linear.LinearPolicy`, `runners.mlp.MLPPolicy`,
+`runners.rnn.RecurrentPolicy` and `runners.neat_net.NeatPolicy` are the
+readable twins. The `rnn` family remembers: its hidden values of the
+decision before stay in the scratch row `act` is handed, which the
+episode loop zeroes when an episode starts. Scores are summed
 term by term in a fixed order (the bias first, then each weight times its
 input value), in float64, so both engines choose the same action bit for
 bit.
@@ -51,7 +54,8 @@ POLICY_LINEAR = 0
 POLICY_MLP = 1
 POLICY_NEAT = 2
 POLICY_GP = 3
-POLICY_KINDS = ("linear", "mlp", "neat", "gp")
+POLICY_RNN = 4
+POLICY_KINDS = ("linear", "mlp", "neat", "gp", "rnn")
 
 # The action scores are summed four at a time (`mlp_scores`).
 assert NUM_ACTIONS % 4 == 0
@@ -78,6 +82,24 @@ def mlp_size(obs_dim: int, hidden: int) -> int:
 def mlp_hidden(obs_dim, size):
     """The hidden width a parameter vector of `size` numbers implies."""
     return (size - NUM_ACTIONS) // (obs_dim + 1 + NUM_ACTIONS)
+
+
+def rnn_size(obs_dim: int, hidden: int) -> int:
+    """Parameters of a recurrent policy: the MLP's hidden weights and
+    biases, then hidden x hidden weights from the hidden values of the
+    decision before, row by row, then the action weights and biases."""
+    return hidden * obs_dim + hidden + hidden * hidden + NUM_ACTIONS * hidden + NUM_ACTIONS
+
+
+@frame_jit
+def rnn_hidden(obs_dim, size):
+    """The hidden width a recurrent parameter vector of `size` numbers
+    implies (`rnn_size` grows with the width, so the first that reaches
+    it)."""
+    h = 1
+    while h * (obs_dim + 1 + h + NUM_ACTIONS) + NUM_ACTIONS < size:
+        h += 1
+    return h
 
 
 @frame_jit
@@ -193,6 +215,39 @@ def mlp_scores(params, obs, n, scores):
 
 
 @frame_jit
+def rnn_scores(params, obs, n, scores):
+    """Hidden unit i: soft_tanh(b1[i] + sum_j W1[i, j] * obs[j] + sum_k
+    U[i, k] * before[k]), where `before` is the hidden layer of the
+    decision before (zeros at an episode's start), kept in
+    scores[NUM_ACTIONS + h:NUM_ACTIONS + 2h]; the new values go to
+    scores[NUM_ACTIONS:NUM_ACTIONS + h] and then over `before`, and each
+    action's score is summed from them as the MLP's is. Sums run left to
+    right, the observation's terms before the memory's."""
+    h = rnn_hidden(n, len(params))
+    nw1 = h * n
+    nu = nw1 + h
+    for i in range(h):
+        acc = params[nw1 + i]
+        row = i * n
+        for j in range(n):
+            acc += params[row + j] * obs[j]
+        row = nu + i * h
+        for k in range(h):
+            acc += params[row + k] * scores[NUM_ACTIONS + h + k]
+        scores[NUM_ACTIONS + i] = soft_tanh(acc)
+    for i in range(h):
+        scores[NUM_ACTIONS + h + i] = scores[NUM_ACTIONS + i]
+    base = nu + h * h
+    nw2 = NUM_ACTIONS * h
+    for a in range(NUM_ACTIONS):
+        acc = params[base + nw2 + a]
+        row = base + a * h
+        for i in range(h):
+            acc += params[row + i] * scores[NUM_ACTIONS + i]
+        scores[a] = acc
+
+
+@frame_jit
 def activation(code, x):
     """Activation `code` of `speednik.neat_genome.ACTIVATIONS` at x."""
     if code == ACT_SOFT_TANH:
@@ -298,12 +353,15 @@ def gp_action(params, obs, stack):
 def act(kind, params, obs, n, scores):
     """The action of policy `kind` with `params` on observation `obs`;
     `scores` holds at least NUM_ACTIONS numbers, plus the hidden layer's
-    for an MLP, a node's value per two parameters for a neat network or
-    a gp program's stack."""
+    for an MLP, its two layers (now and the decision before) for an rnn,
+    a node's value per two parameters for a neat network or a gp
+    program's stack."""
     if kind == POLICY_GP:
         return gp_action(params, obs, scores)
     if kind == POLICY_MLP:
         mlp_scores(params, obs, n, scores)
+    elif kind == POLICY_RNN:
+        rnn_scores(params, obs, n, scores)
     elif kind == POLICY_NEAT:
         neat_scores(params, obs, n, scores)
     else:
