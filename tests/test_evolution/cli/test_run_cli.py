@@ -406,7 +406,7 @@ def test_a_signal_during_a_compiled_batch_is_held_then_acted_on(monkeypatch, sig
 
 @pytest.mark.parametrize("args, said", [
     (["--policy", "linear", "--hidden", "4"],
-     "--hidden (hidden tanh units) is a setting of --policy mlp, not of --policy linear"),
+     "--hidden (hidden tanh units) is a setting of --policy mlp and rnn, not of --policy linear"),
     (["--algorithm", "cmaes", "--hidden", "7"], "not of --policy linear; it would do nothing"),
     (["--stall-frames", "-1"], "or none (--stall-frames 0: never), got -1"),
 ])
