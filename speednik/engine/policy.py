@@ -221,30 +221,78 @@ def rnn_scores(params, obs, n, scores):
     decision before (zeros at an episode's start), kept in
     scores[NUM_ACTIONS + h:NUM_ACTIONS + 2h]; the new values go to
     scores[NUM_ACTIONS:NUM_ACTIONS + h] and then over `before`, and each
-    action's score is summed from them as the MLP's is. Sums run left to
-    right, the observation's terms before the memory's."""
+    action's score is summed from them as the MLP's is. Each sum runs
+    left to right, the observation's terms before the memory's; four
+    units are summed side by side, as `mlp_scores` does."""
     h = rnn_hidden(n, len(params))
     nw1 = h * n
     nu = nw1 + h
+    before = NUM_ACTIONS + h
+    i = 0
+    while i < h:
+        if i + 4 <= h:
+            r0 = i * n
+            r1 = r0 + n
+            r2 = r1 + n
+            r3 = r2 + n
+            a0 = params[nw1 + i]
+            a1 = params[nw1 + i + 1]
+            a2 = params[nw1 + i + 2]
+            a3 = params[nw1 + i + 3]
+            for j in range(n):
+                o = obs[j]
+                a0 += params[r0 + j] * o
+                a1 += params[r1 + j] * o
+                a2 += params[r2 + j] * o
+                a3 += params[r3 + j] * o
+            r0 = nu + i * h
+            r1 = r0 + h
+            r2 = r1 + h
+            r3 = r2 + h
+            for k in range(h):
+                m = scores[before + k]
+                a0 += params[r0 + k] * m
+                a1 += params[r1 + k] * m
+                a2 += params[r2 + k] * m
+                a3 += params[r3 + k] * m
+            scores[NUM_ACTIONS + i] = soft_tanh(a0)
+            scores[NUM_ACTIONS + i + 1] = soft_tanh(a1)
+            scores[NUM_ACTIONS + i + 2] = soft_tanh(a2)
+            scores[NUM_ACTIONS + i + 3] = soft_tanh(a3)
+            i += 4
+        else:
+            acc = params[nw1 + i]
+            row = i * n
+            for j in range(n):
+                acc += params[row + j] * obs[j]
+            row = nu + i * h
+            for k in range(h):
+                acc += params[row + k] * scores[before + k]
+            scores[NUM_ACTIONS + i] = soft_tanh(acc)
+            i += 1
     for i in range(h):
-        acc = params[nw1 + i]
-        row = i * n
-        for j in range(n):
-            acc += params[row + j] * obs[j]
-        row = nu + i * h
-        for k in range(h):
-            acc += params[row + k] * scores[NUM_ACTIONS + h + k]
-        scores[NUM_ACTIONS + i] = soft_tanh(acc)
-    for i in range(h):
-        scores[NUM_ACTIONS + h + i] = scores[NUM_ACTIONS + i]
+        scores[before + i] = scores[NUM_ACTIONS + i]
     base = nu + h * h
     nw2 = NUM_ACTIONS * h
-    for a in range(NUM_ACTIONS):
-        acc = params[base + nw2 + a]
-        row = base + a * h
+    for a in range(0, NUM_ACTIONS, 4):
+        r0 = base + a * h
+        r1 = r0 + h
+        r2 = r1 + h
+        r3 = r2 + h
+        a0 = params[base + nw2 + a]
+        a1 = params[base + nw2 + a + 1]
+        a2 = params[base + nw2 + a + 2]
+        a3 = params[base + nw2 + a + 3]
         for i in range(h):
-            acc += params[row + i] * scores[NUM_ACTIONS + i]
-        scores[a] = acc
+            v = scores[NUM_ACTIONS + i]
+            a0 += params[r0 + i] * v
+            a1 += params[r1 + i] * v
+            a2 += params[r2 + i] * v
+            a3 += params[r3 + i] * v
+        scores[a] = a0
+        scores[a + 1] = a1
+        scores[a + 2] = a2
+        scores[a + 3] = a3
 
 
 @frame_jit

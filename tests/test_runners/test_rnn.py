@@ -72,7 +72,7 @@ def test_reset_forgets():
     assert [policy.get_action(o) for o in observations] == once
 
 
-@pytest.mark.parametrize("hidden", [1, 4, 16])
+@pytest.mark.parametrize("hidden", [1, 4, 6, 16])
 def test_compiled_scores_and_memory_are_the_readable_sums_bit_for_bit(hidden):
     rng = np.random.default_rng(hidden)
     for scale in (0.3, 1.0, 3.0):
