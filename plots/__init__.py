@@ -46,7 +46,7 @@ _EXPORTS = {
     "replay_frames": "plots.animation",
 }
 
-__all__ = ["PlotError", "new_figure", "save_figure", *_EXPORTS]
+__all__ = ["PlotError", "new_figure", "save_figure", "fit_width", *_EXPORTS]
 
 
 class PlotError(ValueError):
@@ -59,6 +59,30 @@ def new_figure(width: float, height: float) -> Figure:
     fig = Figure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(fig)
     return fig
+
+
+def fit_width(fig: Figure, text, smallest: float = 10.0, margin: float = 0.01) -> None:
+    """Shrink a centred line of `fig` (a title naming many stages, say)
+    until it fits the figure's width, to `smallest` points at least, and
+    wrap it between words where even that is too wide: it is never cut off
+    at the edges."""
+    renderer = fig.canvas.get_renderer()
+    room = fig.bbox.width * (1.0 - 2.0 * margin)
+    size = text.get_fontsize()
+    while text.get_window_extent(renderer).width > room and size > smallest:
+        size = max(smallest, size - 0.5)
+        text.set_fontsize(size)
+    if text.get_window_extent(renderer).width <= room:
+        return
+    words = text.get_text().split(" ")
+    lines = [words[0]]
+    for word in words[1:]:
+        text.set_text(lines[-1] + " " + word)
+        if text.get_window_extent(renderer).width > room:
+            lines.append(word)
+        else:
+            lines[-1] += " " + word
+    text.set_text("\n".join(lines))
 
 
 def save_figure(fig: Figure, path: str | os.PathLike) -> Path:

@@ -38,7 +38,7 @@ from evolution.loop.outputs import (
     read_config_data,
     read_logbook_columns,
 )
-from plots import PlotError, new_figure, save_figure
+from plots import PlotError, fit_width, new_figure, save_figure
 from runners.genome_file import BEST_NAME
 
 FITNESS_NAME = "fitness.png"
@@ -136,18 +136,30 @@ def read_run(run_dir: str | os.PathLike) -> RunData:
     return run
 
 
+# Stage names a title lists before it leaves the rest out.
+TITLE_STAGES = 6
+
+
 def describe_run(run: RunData) -> str:
-    """"hillside, pipeworks · seed 3 · population 60 · terrain observation"."""
+    """"hillside, pipeworks · seed 3 · population 60 · terrain observation ·
+    mlp policy (16 hidden)"."""
     s = run.settings
     parts = []
     if s.get("stages"):
-        parts.append(", ".join(str(x) for x in s["stages"]))
+        names = [str(x) for x in s["stages"]]
+        if len(names) > TITLE_STAGES:
+            names = names[:TITLE_STAGES - 1] + [f"... {names[-1]} ({len(names)} in all)"]
+        parts.append(", ".join(names))
     if run.seed is not None:
         parts.append(f"seed {run.seed}")
     if s.get("population") is not None:
         parts.append(f"population {s['population']}")
     if s.get("observation"):
         parts.append(f"{s['observation']} observation")
+    if s.get("policy"):
+        hidden = f" ({s['hidden']} hidden)" if s.get("policy") in ("mlp", "rnn") \
+            and s.get("hidden") else ""
+        parts.append(f"{s['policy']} policy{hidden}")
     return " · ".join(parts) if parts else run.name
 
 
@@ -235,7 +247,10 @@ def draw_fitness(run: RunData) -> Figure:
                      color=HELD_OUT_COLOUR, linewidth=1.2, linestyle=":", marker="^",
                      markersize=4, label=f"held-out completed (% of {count})")
         low.plot([], [], color=BEST_COLOUR, label="training progress (best)")
-        low.legend(loc="upper left", ncol=3, fontsize=8, frameon=False)
+        # Progress climbs towards 100% early, so the lower right is where
+        # the curves seldom are; a veil keeps any line under it readable.
+        low.legend(loc="lower right", ncol=3, fontsize=8, frameon=True, framealpha=0.85,
+                   edgecolor="none")
     low.set_ylim(0, 105)
     low.set_ylabel("population's best\nprogress (%)", color=BEST_COLOUR)
     low.set_xlabel("generation")
@@ -293,6 +308,11 @@ def draw_fitness(run: RunData) -> Figure:
         done += f", its budget of {budget / 1e6:g} million frames played"
     elif isinstance(total, int) and last < total:
         done += f" of {total} (still running or stopped)"
-    fig.suptitle(f"Fitness per generation — {describe_run(run)}", fontsize=13, y=0.975)
-    fig.text(0.5, 0.925, f"{run.name}: {done}", ha="center", fontsize=10, color="#444444")
+    title = fig.suptitle(f"Fitness per generation — {describe_run(run)}", fontsize=13,
+                         y=0.975, va="top")
+    fit_width(fig, title)
+    # Just under the title, however many lines fitting it took.
+    under = title.get_window_extent(fig.canvas.get_renderer()).y0 / fig.bbox.height
+    fig.text(0.5, under - 0.012, f"{run.name}: {done}", ha="center", va="top", fontsize=10,
+             color="#444444")
     return fig

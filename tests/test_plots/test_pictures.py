@@ -144,6 +144,25 @@ def test_fitness_figure_has_best_mean_band_worst_and_labels(tmp_path):
         assert part in title
 
 
+@pytest.mark.parametrize("stages", [
+    ["gen:medium:0-15", "gen:hard:0-15", "gen:expert:200-327", "gen:skills:0-63"],
+    [f"gen:expert:{k}" for k in range(0, 400, 7)],
+])
+def test_a_long_fitness_title_stays_inside_the_figure_above_its_subtitle(tmp_path, stages):
+    fig = draw_fitness(read_run(make_run(tmp_path / "run", stages=stages, policy="rnn",
+                                         hidden=12)))
+    renderer = fig.canvas.get_renderer()
+    title = fig._suptitle
+    box = title.get_window_extent(renderer)
+    assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1
+    assert title.get_fontsize() >= 10
+    text = " ".join(title.get_text().split())   # wherever it wrapped
+    assert "gen:expert:200-327" in text or "... gen:expert:399 (58 in all)" in text
+    assert "rnn policy (12 hidden)" in text
+    subtitle = next(t for t in fig.texts if t.get_text().startswith("run: "))
+    assert subtitle.get_window_extent(renderer).y1 <= box.y0
+
+
 def test_fitness_marks_the_first_generation_at_the_goal(tmp_path):
     fig = draw_fitness(read_run(make_run(tmp_path / "run", first_goal=8)))
     ax = fig.axes[0]
