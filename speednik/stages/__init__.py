@@ -212,6 +212,13 @@ def load_profile(name: str | os.PathLike[str]) -> Profile:
     if isinstance(name, os.PathLike) or _is_path(str(name)):
         return read_profile(name)
     if name not in BUILTIN_STAGES:
+        # A hand-made stage is listed by its file's name: say where it is.
+        designed = [p for folder in (HANDMADE_DIR, HANDMADE_HELDOUT_DIR)
+                    for p in [folder / f"{name}.toml"] if p.is_file()]
+        if designed:
+            raise UnknownStageError(
+                f"{name!r} is a hand-made stage, named by its profile: "
+                f"{os.path.relpath(designed[0])}")
         raise UnknownStageError(
             f"unknown stage {name!r}; accepted: {', '.join(BUILTIN_STAGES)}, "
             f"a path to a .toml profile, or a generated stage gen:DIFFICULTY:SEED")

@@ -405,6 +405,11 @@ def test_unknown_stage_name():
     # Callers that treat the stages as a mapping can catch KeyError.
     with pytest.raises(KeyError):
         load_stage("nowhere")
+    # A hand-made stage's name, as replay tables print it, points at its file.
+    for name, folder in (("quarry", "handmade"), ("ridge", "handmade/heldout")):
+        with pytest.raises(StageError, match=f"{name!r} is a hand-made stage, named by "
+                                             f"its profile: .*{folder}/{name}.toml$"):
+            load_stage(name)
 
 
 def test_load_stage_from_a_path(tmp_path: Path):
