@@ -99,10 +99,10 @@ TITLES = {"name": "run", "method": "method", "policy": "policy / observation",
           "stages": "stages", "generation": "generation", "best": "best fitness",
           "held_out": "held-out", "validation": "validation", "frames": "frames",
           "status": "status", "updated": "updated"}
-# Column widths (px, of the table's 1250): room for "2,000,000 of 2,000,000
-# frames" and for a damaged run's status.
-WIDTHS = {"name": 190, "method": 80, "policy": 120, "stages": 120, "generation": 170,
-          "best": 80, "held_out": 70, "validation": 70, "frames": 90, "status": 180,
+# Column widths (px, of the table's 1250): room for "598 (100% of 720 M
+# frames)" and for a damaged run's status.
+WIDTHS = {"name": 170, "method": 80, "policy": 120, "stages": 120, "generation": 200,
+          "best": 80, "held_out": 70, "validation": 70, "frames": 90, "status": 170,
           "updated": 80}
 # Number formats by column (a Bokeh model belongs to one document: each
 # page makes its own formatters).
@@ -704,7 +704,7 @@ class Page:
         gens = log.get("gen", [])
         done = f"{held['generation']} generations" if gens else ""
         if run.settings.get("max_frames") is not None:
-            done = (f"generation {int(gens[-1])}, " if gens else "") + held["generation"]
+            done = f"generation {held['generation']}" if gens else ""
         self.detail.text = (f"<b>{html.escape(run.name)}</b>: "
                             + ", ".join(html.escape(str(v)) for v in (
                                 held["method"], held["policy"], held["status"], done) if v)

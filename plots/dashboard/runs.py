@@ -74,12 +74,19 @@ class Run:
 
 def progress(settings: dict[str, Any], log: dict[str, list[float]]) -> str:
     """How far a run has come: generations of its total, or, for a run
-    with a frame budget (`max_frames`), frames played of the budget."""
+    with a frame budget (`max_frames`), its generation and the share of
+    the budget played ("598 (100% of 720 M frames)"): the frames
+    themselves have their own column."""
     gens, frames = log.get("gen", []), log.get("frames", [])
     budget = settings.get("max_frames")
     if budget is not None:
         played = frames[-1] if frames and math.isfinite(frames[-1]) else None
-        return f"{played:,.0f} of {budget:,} frames" if played is not None else "-"
+        if played is None or not gens:
+            return "-"
+        # A run's last generation may pass the budget by a few frames.
+        share = min(played / budget, 1.0) if budget > 0 else 1.0
+        size = f"{budget / 1e6:g} M" if budget >= 10 ** 6 else f"{budget:,}"
+        return f"{int(gens[-1])} ({share:.0%} of {size} frames)"
     if not gens:
         return "-"
     return f"{int(gens[-1])} of {settings.get('generations', '?')}"

@@ -220,15 +220,19 @@ def test_a_frame_budget_run_shows_frames_of_its_budget(tmp_path):
     root = tmp_path / "runs"
     write_run(root / "budget", {"generations": 1000000, "max_frames": 1000})
     write_run(root / "gens")
+    write_run(root / "millions", {"max_frames": 2_000_000},
+              logbook=LOGBOOK.replace("300\n", "2000150\n"))
     rows = rows_of(root)
-    assert rows["budget"]["generation"] == "300 of 1,000 frames"
+    assert rows["budget"]["generation"] == "3 (30% of 1,000 frames)"
+    # Past the budget by the last generation's few frames: all of it.
+    assert rows["millions"]["generation"] == "3 (100% of 2 M frames)"
     assert rows["gens"]["generation"] == "3 of 3"
     page = Page(RunsDir(root))
     page.refresh()
     page.chosen = "budget"
     page.show_run()
     head = page.detail.text.split("<details>")[0]
-    assert "generation 3, 300 of 1,000 frames" in head and "1000000" not in head
+    assert "generation 3 (30% of 1,000 frames)" in head and "1000000" not in head
 
 
 def test_the_best_fitness_is_the_logbooks_best_column_where_it_has_one(tmp_path):
