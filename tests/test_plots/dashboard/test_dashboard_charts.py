@@ -169,19 +169,21 @@ def test_frames_read_as_millions_and_the_controls_work_in_a_browser(tmp_path):
                                timeout=10000)
         page.get_by_text("values at or below 0 are not drawn").first.wait_for(timeout=10000)
         # Hovering over the best line shows its values.
-        at = page.evaluate(f"""() => {{
+        point = f"""() => {{
             const f = {model}('fitness-log');
             const view = Bokeh.index.find_one(f);
             view.el.scrollIntoView({{block: "center"}});
             const box = view.el.getBoundingClientRect();
             return [box.left + view.frame.x_scale.compute(750000),
                     box.top + view.frame.y_scale.compute(4.0)];
-        }}""")
+        }}"""
         # Under load one move can land before the chart has laid out after
-        # the scroll: move off and back until the tooltip shows.
+        # the scroll, and the page can still reflow under it: find the
+        # point again, move off and back, until the tooltip shows.
         tooltip = page.get_by_text("best smoothed").first
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 30
         while True:
+            at = page.evaluate(point)
             page.mouse.move(at[0] - 40, at[1])
             page.mouse.move(*at)
             try:
