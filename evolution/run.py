@@ -22,7 +22,8 @@ from evolution.loop.outputs import BEST_NAME, CONFIG_NAME, LOGBOOK_NAME, RunFile
 from evolution.numeric_env import differences, numeric_environment
 from evolution.cli.resume import config_for_resume
 from evolution.cli.run_memory import check_memory
-from evolution.cli.run_dir import RunDirLock, new_run_dir, remove_if_empty, saved_generation
+from evolution.cli.run_dir import (RunDirLock, new_run_dir, out_holds_no_run, remove_if_empty,
+                                   saved_generation)
 from evolution.cli.run_lines import (
     ClusterLines,
     format_time,
@@ -122,6 +123,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
             config = config_for_resume(args, run_dir)
         else:
             config = config_from_args(args)
+            out_holds_no_run(args)
         config, note = capped_workers(config)
         check_memory(config)
         # Every stage is built here, once, and kept for the run.

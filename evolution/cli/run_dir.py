@@ -31,6 +31,27 @@ from runners.atomic import remove_stale_temporaries
 from runners.genome_file import STAGE_COPIES
 
 
+def refuse_a_saved_run(run_dir: Path, entries: list[str]) -> None:
+    if CHECKPOINT_NAME in entries or LEGACY_NAME in entries:
+        raise ConfigError(
+            f"{run_dir} already holds a run; continue it with --resume {run_dir} "
+            f"or choose another --out")
+
+
+def out_holds_no_run(args: argparse.Namespace) -> None:
+    """Refuse an --out that already holds a saved run before anything
+    slow (building and certifying the stages) is done; it changes nothing
+    on disk. `new_run_dir` checks the directory in full afterwards."""
+    if args.out is None or not args.out.strip():
+        return
+    run_dir = Path(args.out)
+    try:
+        entries = os.listdir(run_dir) if run_dir.is_dir() else []
+    except OSError:
+        return   # new_run_dir says what is wrong with it
+    refuse_a_saved_run(run_dir, entries)
+
+
 def new_run_dir(args: argparse.Namespace, config: EvolutionConfig,
                 lock: RunDirLock) -> Path:
     """The directory of a new run: --out, which must be new or empty and
@@ -61,10 +82,7 @@ def new_run_dir(args: argparse.Namespace, config: EvolutionConfig,
         entries = sorted(os.listdir(run_dir))
     except OSError as exc:
         raise ConfigError(f"--out {run_dir}: cannot be read ({exc.strerror})") from None
-    if CHECKPOINT_NAME in entries or LEGACY_NAME in entries:
-        raise ConfigError(
-            f"{run_dir} already holds a run; continue it with --resume {run_dir} "
-            f"or choose another --out")
+    refuse_a_saved_run(run_dir, entries)
     if entries and is_unsaved_start(run_dir, entries):
         clear_unsaved_start(run_dir, entries)
     elif entries:

@@ -199,6 +199,17 @@ def test_a_non_empty_out_directory_is_refused_untouched(tmp_path):
     assert evolution_run("--generations", "0", *FAST, "--out", empty).returncode == 0
 
 
+def test_an_out_holding_a_run_is_refused_before_any_stage_is_built(finished_run, tmp_path):
+    """Building and certifying many stages takes a minute: a run started
+    into the directory of another learns it is refused first (here the
+    stage named would fail to build, and is never reached)."""
+    before = sorted(os.listdir(finished_run))
+    line = one_line(evolution_run("--generations", "1", *FAST, "--stage",
+                                  tmp_path / "missing.toml", "--out", finished_run))
+    assert "already holds a run" in line and f"--resume {finished_run}" in line
+    assert sorted(os.listdir(finished_run)) == before
+
+
 @pytest.mark.parametrize("where, word", [
     ("", "--out is empty"),
     ("{tmp}/file/run", "cannot be written"),
