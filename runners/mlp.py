@@ -25,6 +25,15 @@ TANH_CLIP = 4.97
 MAX_HIDDEN = 4096
 
 
+def checked_hidden(hidden) -> int:
+    """`hidden` as an int, or a ValueError saying what is accepted."""
+    if (isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer))
+            or not 1 <= hidden <= MAX_HIDDEN):
+        raise ValueError(f"hidden must be a whole number from 1 to {MAX_HIDDEN}, "
+                         f"got {hidden!r}")
+    return int(hidden)
+
+
 def mlp_genome_size(obs_dim: int, hidden: int) -> int:
     return hidden * obs_dim + hidden + NUM_ACTIONS * hidden + NUM_ACTIONS
 
@@ -72,11 +81,7 @@ class MLPPolicy(BaseAgent):
 
     def __init__(self, genome, hidden: int, observation: str = "basic") -> None:
         encoder = get_observation(observation)
-        if (isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer))
-                or not 1 <= hidden <= MAX_HIDDEN):
-            raise ValueError(f"hidden must be a whole number from 1 to {MAX_HIDDEN}, "
-                             f"got {hidden!r}")
-        hidden = int(hidden)
+        hidden = checked_hidden(hidden)
         expected = mlp_genome_size(encoder.size, hidden)
         genome = checked_genome(
             genome, expected,

@@ -24,7 +24,7 @@ import numpy as np
 
 from runners.agent import BaseAgent
 from runners.linear import checked_genome
-from runners.mlp import MAX_HIDDEN, _ordered_sums, soft_tanh
+from runners.mlp import _ordered_sums, checked_hidden, soft_tanh
 from speednik.actions import NUM_ACTIONS
 from speednik.observation import get_observation
 
@@ -60,11 +60,7 @@ class RecurrentPolicy(BaseAgent):
 
     def __init__(self, genome, hidden: int, observation: str = "basic") -> None:
         encoder = get_observation(observation)
-        if (isinstance(hidden, bool) or not isinstance(hidden, (int, np.integer))
-                or not 1 <= hidden <= MAX_HIDDEN):
-            raise ValueError(f"hidden must be a whole number from 1 to {MAX_HIDDEN}, "
-                             f"got {hidden!r}")
-        hidden = int(hidden)
+        hidden = checked_hidden(hidden)
         expected = rnn_genome_size(encoder.size, hidden)
         genome = checked_genome(
             genome, expected,
