@@ -57,7 +57,7 @@ POLICY_GP = 3
 POLICY_RNN = 4
 POLICY_KINDS = ("linear", "mlp", "neat", "gp", "rnn")
 
-# The action scores are summed four at a time (`mlp_scores`).
+# The action scores are summed four at a time (`action_scores`).
 assert NUM_ACTIONS % 4 == 0
 
 # Beyond this |x| the rational tanh below is clipped to +-1 (tanh is
