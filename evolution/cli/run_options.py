@@ -22,7 +22,6 @@ from evolution.strategies.registry import (
     readers,
 )
 from evolution.cli.config_file import with_config_file
-from evolution.config_file import FAMILY_SETTINGS
 from speednik.cli import OneLineParser
 from runners.compiled import ENGINES
 from runners.pool import MAX_WORKER_DEATHS
@@ -156,11 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         + " (default: the family the algorithm evolves where it has its own, else "
           "linear)")
     # A setting several families share (hidden) is one option.
-    owners: dict[str, list] = {}
-    for family in POLICY_FAMILIES.values():
-        for setting in family.settings:
-            owners.setdefault(setting.name, [setting]).append(family.name)
-    for name, (setting, *families) in owners.items():
+    for name, (setting, families) in family_settings().items():
         opt(f"--{name}", type=int, metavar=name[0].upper(),
             help=f"{setting.help} of --policy {' and '.join(families)}")
     target = method
@@ -272,13 +267,20 @@ def config_from_args(args: argparse.Namespace) -> EvolutionConfig:
     # A policy family's setting given with a family that has none such
     # would do nothing: refused, as a strategy's setting given to another is.
     own = {s.name for s in config.policy_spec().spec_family.settings}
-    for name in FAMILY_SETTINGS:
+    for name, (setting, families) in family_settings().items():
         if getattr(args, name, None) is not None and name not in own:
-            families = [f for f in POLICY_FAMILIES.values()
-                        if any(s.name == name for s in f.settings)]
-            help_text = next(s.help for s in families[0].settings if s.name == name)
             raise ConfigError(
-                f"--{name} ({help_text}) is a setting of --policy "
-                f"{' and '.join(f.name for f in families)}, not of --policy "
-                f"{config.policy}; it would do nothing")
+                f"--{name} ({setting.help}) is a setting of --policy "
+                f"{' and '.join(families)}, not of --policy {config.policy}; it would "
+                f"do nothing")
     return config
+
+
+def family_settings() -> dict[str, tuple]:
+    """Each policy setting's name: the setting (as its first family
+    declares it) and the names of the families that have it."""
+    owners: dict[str, tuple] = {}
+    for family in POLICY_FAMILIES.values():
+        for setting in family.settings:
+            owners.setdefault(setting.name, (setting, []))[1].append(family.name)
+    return owners

@@ -213,12 +213,13 @@ def load_profile(name: str | os.PathLike[str]) -> Profile:
         return read_profile(name)
     if name not in BUILTIN_STAGES:
         # A hand-made stage is listed by its file's name: say where it is.
-        designed = [p for folder in (HANDMADE_DIR, HANDMADE_HELDOUT_DIR)
-                    for p in [folder / f"{name}.toml"] if p.is_file()]
-        if designed:
+        designed = next((p for p in (HANDMADE_DIR / f"{name}.toml",
+                                      HANDMADE_HELDOUT_DIR / f"{name}.toml")
+                         if p.is_file()), None)
+        if designed is not None:
             raise UnknownStageError(
                 f"{name!r} is a hand-made stage, named by its profile: "
-                f"{os.path.relpath(designed[0])}")
+                f"{os.path.relpath(designed)}")
         raise UnknownStageError(
             f"unknown stage {name!r}; accepted: {', '.join(BUILTIN_STAGES)}, "
             f"a path to a .toml profile, or a generated stage gen:DIFFICULTY:SEED")
