@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
+from evolution.imitation.fit import IMITATION_FAMILIES
 from evolution.scheduler_address import check_scheduler
 from evolution.strategies.registry import (
     STRATEGIES,
@@ -103,6 +104,10 @@ class EvolutionConfig:
     # in with their defaults).
     algorithm: str = "ga"
     options: dict = field(default_factory=dict)
+    # Rounds of imitating the planner on the training stages before the
+    # search (`evolution.imitation`): the search's mean starts from the
+    # fitted genome instead of all zeros. 0: none.
+    imitation: int = 0
 
     def __post_init__(self) -> None:
         for key in STAGE_LISTS:
@@ -238,6 +243,26 @@ class EvolutionConfig:
                 f"unknown observation {self.observation!r}; accepted: "
                 f"{', '.join(list_observations())}")
         self._check_pairing()
+        self._check_imitation()
+
+    def _check_imitation(self) -> None:
+        if not isinstance(self.imitation, int) or isinstance(self.imitation, bool) \
+                or self.imitation < 0:
+            raise ConfigError(f"imitation must be a whole number >= 0 (rounds; 0: none), "
+                              f"got {self.imitation!r}")
+        if not self.imitation:
+            return
+        if self.policy not in IMITATION_FAMILIES:
+            raise ConfigError(
+                f"imitation fits the policy's weights, which it knows for --policy "
+                f"{' and '.join(IMITATION_FAMILIES)}, not --policy {self.policy}; "
+                f"accepted: imitation 0 with it")
+        if not get_strategy(self.algorithm).has_mean:
+            means = [e.name for e in STRATEGIES.values() if e.has_mean]
+            raise ConfigError(
+                f"imitation gives a search its first mean, which --algorithm "
+                f"{self.algorithm} has none of; accepted: --algorithm "
+                f"{' or '.join(means)}, or imitation 0")
 
     def _check_always(self, training: list[str]) -> None:
         if not self.always_stages:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 from evolution.loop.checkpoint import CHECKPOINT_NAME, CheckpointError
@@ -144,6 +145,7 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
     # Imported here so --help and argument errors stay fast.
     from evolution.loop.evolve import evolve
     from evolution.cluster import ClusterError
+    from evolution.imitation.rounds import ImitationError
     from runners.errors import EpisodeError, WorkerDiedError
 
     if not args.quiet:
@@ -160,7 +162,8 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
             _prepare_engine(config, args.quiet)
         with ClusterLines(args.quiet):
             outcome = evolve(config, run_dir, resume=args.resume is not None,
-                             report=make_reporter(args.quiet))
+                             report=make_reporter(args.quiet),
+                             notes=None if args.quiet else partial(print, flush=True))
     except KeyboardInterrupt:
         # Mostly during the first generation, with nothing to resume; but a
         # signal may also land just after generation 0 was saved, before
@@ -172,6 +175,8 @@ def _main(argv: list[str] | None, signals: _Signals, lock: RunDirLock) -> int:
         return signals.exit_status
     except (WorkerDiedError, EpisodeError, ClusterError) as exc:
         return _error(f"{exc}{_what_was_saved(run_dir, args.resume is None)}", EXIT_FAILED)
+    except ImitationError as exc:
+        return _error(str(exc))
     best = outcome.best_summary
     print()
     if outcome.interrupted:

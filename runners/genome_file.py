@@ -260,7 +260,8 @@ def locate_stage(stage: str, run_dir: str | os.PathLike) -> str:
 
 def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observation: str,
                       stages: list[str], max_steps: int, stall_frames: int | None,
-                      action_repeat: int = 1, fitness: float, generation: int, seed: int,
+                      action_repeat: int = 1, fitness: float | None, generation: int | None,
+                      seed: int,
                       results: dict[str, Any], held_out: dict | None = None,
                       policy: Policy | None = None, chosen: dict | None = None) -> None:
     """Write a genome file atomically, in the format `load_genome_file`
@@ -278,7 +279,8 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
         "max_steps": max_steps,
         "stall_frames": stall_frames,
         "action_repeat": action_repeat,
-        "fitness": float(fitness),
+        # None: a genome no search scored (a fit to the planner's actions).
+        "fitness": None if fitness is None else float(fitness),
         "found_in_generation": generation,
         "seed": seed,
         "results": results,

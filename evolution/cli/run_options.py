@@ -167,6 +167,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="best genomes ever scored that the run keeps: the first is the genome "
              "it gives without validation stages, all are validation's candidates, "
              "and the GA's --elite is taken from them")
+    opt("--imitation", type=int, metavar="ROUNDS",
+        help="before the search, fit the policy to the planner's actions on the "
+             "training stages in ROUNDS rounds (the first on the planner's own play, "
+             "each further one on the states the last fit reached, labelled by the "
+             "planner) and start the search's mean there instead of at zero; the "
+             "fit is kept as imitation.json in the run directory; for --algorithm "
+             "cmaes or openai-es with --policy mlp or linear (0: none)")
     for name, (entries, setting) in all_settings().items():
         own[entries[0].name].add_argument(
             setting.flag, dest=setting.name, type=int if setting.whole else float,

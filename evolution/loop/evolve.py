@@ -33,9 +33,10 @@ from evolution.loop.generation import (
 )
 from evolution.loop.outputs import keep_stage_copies, read_config_data, write_config
 from evolution.loop.reporters import Console, HeldOut, LogbookFollower, MethodLog, RunFiles
+from evolution.imitation.start import imitation_start
 from evolution.loop.run_state import Finished, Reporter, RunState
 from evolution.loop.stage_draw import StageDraw
-from evolution.loop.starts import Starts
+from evolution.loop.starts import Starts, new_strategy
 from evolution.strategies.base import Strategy
 from evolution.strategies.registry import get_strategy
 from evolution.loop.validation import Validation
@@ -60,7 +61,11 @@ Report = Callable[[dict, EvolutionConfig, float], None]
 
 
 def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
-           report: Report | None = None, map_fn=None) -> RunOutcome:
+           report: Report | None = None, map_fn=None,
+           notes: Callable[[str], None] | None = None) -> RunOutcome:
+    """Run (or resume) the search `config` describes in `run_dir`;
+    `report` is given each generation's record, `notes` a line for each
+    step before the first generation that takes a while."""
     run_dir = Path(run_dir)
     size = config.genome_size()
     strategy_class = get_strategy(config.algorithm).load()
@@ -68,6 +73,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
 
     # What an interrupted write left behind goes first.
     remove_stale_temporaries(run_dir)
+    first_mean = imitation_start(config, run_dir, resume, notes)
     # Every stage the run plays is built once (if `check_stages_load` has
     # not built it already) and kept until the run ends, before any worker
     # process starts (a forked one starts with them).
@@ -85,7 +91,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         follower = LogbookFollower(run_dir)
         method_log = MethodLog(run_dir)
         validation = Validation(config, evaluator)
-        starts = Starts(config, strategy_class, size)
+        starts = Starts(config, strategy_class, size, first_mean)
         # Validation first: the held-out test plays the genome it chose, and
         # the starts compare what it found. The method's numbers are saved
         # before the checkpoint (see MethodLog).
@@ -93,7 +99,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                                      RunFiles(run_dir, held_out), follower]
         if report:
             reporters.append(Console(report))
-        run = RunState(config, strategy_class(config, size),
+        run = RunState(config, new_strategy(strategy_class, config, size, first_mean),
                        new_hall_of_fame(config.hall_of_fame), new_logbook(),
                        evaluations, reporters=reporters,
                        scorer=lambda genome, gen: evaluator(

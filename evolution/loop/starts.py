@@ -39,6 +39,15 @@ PREFIX = "starts_"
 SEARCH = PREFIX + "search_"
 
 
+def new_strategy(strategy_class: type[Strategy], config: EvolutionConfig,
+                 size: int | None, first_mean: np.ndarray | None) -> Strategy:
+    """A search before its first generation, from `first_mean` where given
+    (only a strategy with a mean is given one)."""
+    if first_mean is None:
+        return strategy_class(config, size)
+    return strategy_class(config, size, start=first_mean)
+
+
 @dataclass
 class Paused:
     """A start's search as it stopped, to go on with if it wins."""
@@ -59,10 +68,12 @@ class Starts(Reporter):
     `ask()`) and calls `after(run)` once a generation is finished."""
 
     def __init__(self, config: EvolutionConfig, strategy_class: type[Strategy],
-                 size: int | None) -> None:
+                 size: int | None, first_mean: np.ndarray | None = None) -> None:
         self.config = config
         self.strategy_class = strategy_class
         self.size = size
+        # Where every start's search begins (None: the strategy's own).
+        self.first_mean = first_mean
         self.start = 0
         # Frames played when the current start began.
         self.began = 0
@@ -142,7 +153,8 @@ class Starts(Reporter):
 
     def build(self) -> Strategy:
         """The current start's search as it is before its first generation."""
-        return self.strategy_class(self.config.for_start(self.start), self.size)
+        return new_strategy(self.strategy_class, self.config.for_start(self.start),
+                            self.size, self.first_mean)
 
     def _pause(self, run: RunState, score: list[float]) -> Paused:
         known = run.evaluations.known

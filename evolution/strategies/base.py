@@ -22,6 +22,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Protocol
 
+import numpy as np
+
 
 class SearchSettings(Protocol):
     """What a strategy reads of a run's settings; `EvolutionConfig` is one.
@@ -41,9 +43,19 @@ class Strategy(ABC):
     """A search over genomes of `size` numbers for a run of `config` (None:
     genomes of the strategy's own family, whose sizes vary)."""
 
-    def __init__(self, config: SearchSettings, size: int | None) -> None:
+    def __init__(self, config: SearchSettings, size: int | None,
+                 start=None) -> None:
         self.config = config
         self.size = size
+        # The genome a search around a mean starts from (None: all zeros);
+        # only strategies whose registry entry has_mean are given one.
+        self.start = start
+
+    def first_mean(self):
+        """The mean a search around one starts from: `start`, or zeros."""
+        if self.start is None:
+            return np.zeros(self.size)
+        return np.array(self.start, dtype=np.float64)
 
     @abstractmethod
     def initial(self) -> list:

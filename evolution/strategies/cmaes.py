@@ -116,9 +116,9 @@ class CMAES(Strategy):
     """ask() -> a generation of individuals; tell(evaluated) updates the
     distribution; state() / from_state() for the checkpoint."""
 
-    def __init__(self, config: SearchSettings, size: int) -> None:
-        super().__init__(config, size)
-        self.strategy = LazyStrategy(centroid=np.zeros(size), sigma=config.options["init_sigma"],
+    def __init__(self, config: SearchSettings, size: int, start=None) -> None:
+        super().__init__(config, size, start)
+        self.strategy = LazyStrategy(centroid=self.first_mean(), sigma=config.options["init_sigma"],
                                      eigen_every=config.options["cma_eigen_every"],
                                      diagonal=bool(config.options["cma_diagonal"]),
                                      lambda_=config.population)

@@ -62,12 +62,12 @@ def centred_ranks(fitness: np.ndarray) -> np.ndarray:
 
 
 class OpenAIES(Strategy):
-    def __init__(self, config: SearchSettings, size: int) -> None:
-        super().__init__(config, size)
+    def __init__(self, config: SearchSettings, size: int, start=None) -> None:
+        super().__init__(config, size, start)
         self.sigma = float(config.options["es_sigma"])
         self.lr = float(config.options["es_lr"])
         self.weight_decay = float(config.options["es_weight_decay"])
-        self.theta = np.zeros(size)
+        self.theta = self.first_mean()
         self.m = np.zeros(size)
         self.v = np.zeros(size)
         self.t = 0

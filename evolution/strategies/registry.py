@@ -178,6 +178,9 @@ class StrategyEntry:
     # plays itself (`--population` of them at once), not a population of
     # genomes.
     learner: bool = False
+    # A search around a mean (CMA-ES, OpenAI-ES), which can start from a
+    # given genome instead of all zeros (`--imitation` gives one).
+    has_mean: bool = False
     # What `evolution.tune` searches, with the same budget for every
     # strategy: the settings that most change what it finds.
     tuning: tuple[Tunable, ...] = ()
@@ -238,6 +241,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
     "cmaes": StrategyEntry(
         "cmaes", "DEAP's CMA-ES: --population samples a generation, --init-sigma "
                  "is its first step size", "evolution.strategies.cmaes:CMAES",
+        has_mean=True,
         settings=(INIT_SIGMA,
                   StrategySetting("cma_eigen_every", 1, 1, 10000,
                                   "updates between decompositions of the covariance "
@@ -261,7 +265,7 @@ STRATEGIES: dict[str, StrategyEntry] = {
         "openai-es", "OpenAI's evolution strategy (Salimans et al. 2017): antithetic "
                      "Gaussian samples around a mean, centred-rank fitness shaping, "
                      "Adam with weight decay; best.json holds the mean",
-        "evolution.strategies.openai_es:OpenAIES",
+        "evolution.strategies.openai_es:OpenAIES", has_mean=True,
         # The noise and weight decay are rounded from what evolution.tune
         # found on the generalisation task at 150M frames
         # (benchmarks/tuning.py; it found es_lr 0.00116). Adam moves every
