@@ -9,6 +9,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant landing-mlp  the recipe before it
     python benchmarks/generalization.py --variant stand-520-by-set  the recipe over "stand"
     python benchmarks/generalization.py --variant behind-skills     over "behind", with skill stages
+    python benchmarks/generalization.py --variant imitation  started from a fit of the planner
 
 Each variant is a preset of `configs/` (`VARIANTS`), a whole run file:
 the recipe is `configs/recipe.toml`, the file the README runs. The
@@ -86,6 +87,9 @@ VARIANTS = {
     "behind-skills": (CONFIGS / "recipe-behind.toml",
                       "the recipe over the behind observation, with 64 skill stages "
                       "among its training stages"),
+    "imitation": (CONFIGS / "recipe-imitation.toml",
+                  "the recipe's search started from a fit of the planner's actions "
+                  "(three rounds), one start of 400 M frames"),
 }
 # `make bench`: a few generations of CMA-ES on a small task and test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "

@@ -61,6 +61,8 @@ BELOW = {
     "evolution.strategies": ("evolution.loop", "evolution.cli"),
     "evolution.individual": ("evolution.loop", "evolution.cli", "evolution.strategies"),
     "evolution.search_state": ("evolution.loop", "evolution.cli", "evolution.strategies"),
+    # Fitting a first genome: the loop asks for it, it drives no search.
+    "evolution.imitation": ("evolution.loop", "evolution.cli", "evolution.strategies"),
 }
 
 

@@ -16,7 +16,7 @@ from speednik.stages import load_stage
 # A policy's states are labelled at one decision in this many: the
 # planner's search from a state costs as much as hundreds of frames of
 # play, and states a few decisions apart ask much the same.
-LABEL_EVERY = 4
+LABEL_EVERY = 6
 
 
 @dataclass(frozen=True)

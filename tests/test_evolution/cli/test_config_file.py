@@ -293,6 +293,21 @@ def test_the_behind_preset_is_the_recipe_over_behind_with_skill_stages():
         observation="behind", stages=(*recipe.stages, "gen:skills:0-63"))
 
 
+def test_the_imitation_preset_is_the_recipe_of_one_start_from_a_fit():
+    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    assert config_of("--config", CONFIGS / "recipe-imitation.toml") == recipe.replace(
+        imitation=3, starts=1, start_frames=None, max_frames=400_000_000)
+
+
+def test_imitation_is_a_method_setting_of_a_file_and_of_the_command_line(tmp_path):
+    path = tmp_path / "run.toml"
+    path.write_text('[task]\nstages = ["gen:easy:0-1"]\nobservation = "reach"\n'
+                    '[policy]\npolicy = "mlp"\n'
+                    '[method]\nalgorithm = "cmaes"\nimitation = 2\n')
+    assert config_of("--config", path).imitation == 2
+    assert config_of("--config", path, "--imitation", "0").imitation == 0
+
+
 @pytest.mark.parametrize("method", ["ga", "cmaes", "openai-es", "neat"])
 def test_the_compare_preset_is_the_readme_s_task(method):
     own = ["--algorithm", method, "--seed", "1", "--max-frames", "150000000"]
