@@ -254,15 +254,15 @@ class EvolutionConfig:
             return
         if self.policy not in IMITATION_FAMILIES:
             raise ConfigError(
-                f"imitation fits the policy's weights, which it knows for --policy "
+                f"--imitation fits the policy's weights, which it knows for --policy "
                 f"{' and '.join(IMITATION_FAMILIES)}, not --policy {self.policy}; "
-                f"accepted: imitation 0 with it")
+                f"accepted: --imitation 0 with it")
         if not get_strategy(self.algorithm).has_mean:
             means = [e.name for e in STRATEGIES.values() if e.has_mean]
             raise ConfigError(
-                f"imitation gives a search its first mean, which --algorithm "
+                f"--imitation gives a search its first mean, which --algorithm "
                 f"{self.algorithm} has none of; accepted: --algorithm "
-                f"{' or '.join(means)}, or imitation 0")
+                f"{' or '.join(means)}, or --imitation 0")
 
     def _check_always(self, training: list[str]) -> None:
         if not self.always_stages:
