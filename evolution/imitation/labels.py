@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from runners.episode import EpisodeRunner
+from speednik.actions import ACTION_RIGHT
 from speednik.constants import DEFAULT_STALL_FRAMES
 from speednik.engine import CompiledSim
 from speednik.engine.planner import plan_from, plan_stage
@@ -64,9 +65,7 @@ def plan_labels(task: LabelTask) -> Episode:
     player = _PlanPlayer(plan.actions, task.action_repeat)
     runner = EpisodeRunner(stage, observation=encoder, max_steps=task.max_steps,
                            stall_frames=task.stall_frames, action_repeat=1)
-    result = runner.run_episode(player)
-    return Episode(task.stage, np.array(player.kept, dtype=np.float64).reshape(-1, size),
-                   np.array(player.labels, dtype=np.int64), result.done_reason == "goal")
+    return player.episode(task.stage, size, runner.run_episode(player))
 
 
 def policy_labels(task: LabelTask) -> Episode:
@@ -82,13 +81,30 @@ def policy_labels(task: LabelTask) -> Episode:
                            action_repeat=task.action_repeat)
     student = _AskingPlayer(task.policy.agent(task.genome), runner,
                             task.stall_frames or DEFAULT_STALL_FRAMES)
-    result = runner.run_episode(student)
-    return Episode(task.stage,
-                   np.array(student.kept, dtype=np.float64).reshape(-1, encoder.size),
-                   np.array(student.labels, dtype=np.int64), result.done_reason == "goal")
+    return student.episode(task.stage, encoder.size, runner.run_episode(student))
 
 
-class _PlanPlayer:
+class _Examples:
+    """The examples a player keeps over one episode."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.step = 0
+        self.kept: list[np.ndarray] = []
+        self.labels: list[int] = []
+
+    def keep(self, obs, action: int) -> None:
+        self.kept.append(np.array(obs, dtype=np.float64))
+        self.labels.append(action)
+
+    def episode(self, stage: str, size: int, result) -> Episode:
+        return Episode(stage, np.array(self.kept, dtype=np.float64).reshape(-1, size),
+                       np.array(self.labels, dtype=np.int64), result.done_reason == "goal")
+
+
+class _PlanPlayer(_Examples):
     """Presses a plan's actions, one a frame, keeping the observation and
     action of every `repeat`-th frame (a decision of the policy)."""
 
@@ -97,25 +113,18 @@ class _PlanPlayer:
     def __init__(self, actions: tuple[int, ...], repeat: int) -> None:
         self.actions = actions
         self.repeat = repeat
-        self.frame = 0
-        self.kept: list[np.ndarray] = []
-        self.labels: list[int] = []
-
-    def reset(self) -> None:
-        self.frame = 0
-        self.kept, self.labels = [], []
+        super().__init__()
 
     def get_action(self, obs) -> int:
         # Past the plan's end the goal has been reached; right is a filler.
-        action = self.actions[self.frame] if self.frame < len(self.actions) else 2
-        if self.frame % self.repeat == 0:
-            self.kept.append(np.array(obs, dtype=np.float64))
-            self.labels.append(action)
-        self.frame += 1
+        action = self.actions[self.step] if self.step < len(self.actions) else ACTION_RIGHT
+        if self.step % self.repeat == 0:
+            self.keep(obs, action)
+        self.step += 1
         return action
 
 
-class _AskingPlayer:
+class _AskingPlayer(_Examples):
     """Plays a policy and asks the planner about some of its states; it
     reads the state from the runner, as `runners.diagnosis` does."""
 
@@ -124,18 +133,15 @@ class _AskingPlayer:
         self.observation = getattr(agent, "observation", None)
         self.runner = runner
         self.stall_frames = stall_frames
-        self.decision = 0
-        self.kept: list[np.ndarray] = []
-        self.labels: list[int] = []
+        super().__init__()
 
     def reset(self) -> None:
         self.agent.reset()
-        self.decision = 0
-        self.kept, self.labels = [], []
+        super().reset()
 
     def get_action(self, obs) -> int:
         action = self.agent.get_action(obs)
-        if self.decision % LABEL_EVERY == 0:
+        if self.step % LABEL_EVERY == 0:
             sim = self.runner.sim
             left = self.runner.max_steps - sim.frame
             if left > 0:
@@ -145,7 +151,6 @@ class _AskingPlayer:
                                  max_frames=left, stall_frames=self.stall_frames,
                                  retry=False)
                 if plan.found:
-                    self.kept.append(np.array(obs, dtype=np.float64))
-                    self.labels.append(plan.actions[0])
-        self.decision += 1
+                    self.keep(obs, plan.actions[0])
+        self.step += 1
         return action
