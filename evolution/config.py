@@ -31,7 +31,8 @@ STAGE_DRAWS = ("uniform", "failures")
 VALIDATION_WEIGHTS = ("stage", "set")
 # The settings that are lists of stage names: profile paths in them are
 # recorded absolute and relocated to the run's copies on resume.
-STAGE_LISTS = ("stages", "test_stages", "validation_stages", "always_stages")
+STAGE_LISTS = ("stages", "test_stages", "validation_stages", "always_stages",
+               "imitation_stages")
 
 
 class ConfigError(ValueError):
@@ -108,6 +109,10 @@ class EvolutionConfig:
     # search (`evolution.imitation`): the search's mean starts from the
     # fitted genome instead of all zeros. 0: none.
     imitation: int = 0
+    # The stages imitated (empty: the training stages): moves the training
+    # stages seldom ask for can be imitated on stages that ask for them,
+    # without the search's fitness playing those.
+    imitation_stages: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for key in STAGE_LISTS:
@@ -182,15 +187,19 @@ class EvolutionConfig:
         training = self._expanded("stages", self.stages)
         testing = self._expanded("test_stages", self.test_stages)
         validating = self._expanded("validation_stages", self.validation_stages)
+        imitating = self._expanded("imitation_stages", self.imitation_stages)
         for (a, names_a), (b, names_b) in (
-                (("training", training), ("test", testing)),
-                (("training", training), ("validation", validating)),
-                (("validation", validating), ("test", testing))):
+                (("a training", training), ("a test", testing)),
+                (("a training", training), ("a validation", validating)),
+                (("a validation", validating), ("a test", testing)),
+                (("an imitation", imitating), ("a test", testing)),
+                (("an imitation", imitating), ("a validation", validating))):
             shared = sorted(set(names_a) & set(names_b))
             if shared:
                 raise ConfigError(
-                    f"{shared[0]!r} is both a {a} and a {b} stage; accepted: "
-                    f"training, validation and test stages that share none")
+                    f"{shared[0]!r} is both {a} and {b} stage; accepted: "
+                    f"training (and imitation), validation and test stages that "
+                    f"share none")
         positive("test_every", self.test_every)
         if self.policy not in list_policies():
             raise ConfigError(f"unknown policy {self.policy!r}; accepted: "
@@ -251,6 +260,10 @@ class EvolutionConfig:
             raise ConfigError(f"imitation must be a whole number >= 0 (rounds; 0: none), "
                               f"got {self.imitation!r}")
         if not self.imitation:
+            if self.imitation_stages:
+                raise ConfigError("--imitation-stage names the stages imitated, so it needs "
+                                  "--imitation ROUNDS >= 1; accepted: --imitation 0 "
+                                  "without it")
             return
         if self.policy not in IMITATION_FAMILIES:
             raise ConfigError(
@@ -382,6 +395,13 @@ class EvolutionConfig:
         """One name per stage every generation plays, in training order."""
         always = set(expand_stages(self.always_stages))
         return [s for s in self.training_stages() if s in always]
+
+    def imitation_stage_names(self) -> list[str]:
+        """One name per stage imitation fits on: its own, else the
+        training stages."""
+        if self.imitation_stages:
+            return expand_stages(self.imitation_stages)
+        return self.training_stages()
 
     def held_out_stages(self) -> list[str]:
         """One name per test stage, generated sets expanded."""

@@ -50,13 +50,13 @@ FAMILY_SETTINGS = tuple(dict.fromkeys(
 
 # Each setting's table, in the order a written file gives them; a
 # method's own settings follow "algorithm", "population",
-# "hall_of_fame" and "imitation" in [method].
+# "hall_of_fame", "imitation" and "imitation_stages" in [method].
 TABLES: dict[str, tuple[str, ...]] = {
     "task": ("stages", "stages_per_generation", "always_stages", "stage_draw",
              "validation_stages", "validation_weight", "test_stages", "test_every",
              "observation", "action_repeat", "max_steps", "stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
-    "method": ("algorithm", "population", "hall_of_fame", "imitation"),
+    "method": ("algorithm", "population", "hall_of_fame", "imitation", "imitation_stages"),
     "budget": ("generations", "max_frames", "starts", "start_frames"),
     "run": ("seed", "workers", "engine", "scheduler", "checkpoint_every"),
 }
@@ -229,6 +229,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "policy": _choice(list_policies),
     "algorithm": _choice(list_strategies), "population": _whole(2),
     "hall_of_fame": _whole(1), "imitation": _whole(0),
+    "imitation_stages": _stages(True),
     "generations": _whole(0), "max_frames": _whole(1),
     "starts": _whole(1), "start_frames": _whole(1),
     "seed": _whole(None), "workers": _whole(1), "engine": _choice(lambda: ENGINES),

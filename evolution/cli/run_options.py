@@ -174,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
              "planner) and start the search's mean there instead of at zero; the "
              "fit is kept as imitation.json in the run directory; for --algorithm "
              "cmaes or openai-es with --policy mlp or linear (0: none)")
+    opt("--imitation-stage", dest="imitation_stages", nargs="+", metavar="NAME",
+        default_of="imitation_stages",
+        help="the stages --imitation fits on (same forms as --stage; default: the "
+             "training stages), e.g. gen:skills:0-63 for moves the training stages "
+             "seldom ask for; the search's fitness never plays them")
     for name, (entries, setting) in all_settings().items():
         own[entries[0].name].add_argument(
             setting.flag, dest=setting.name, type=int if setting.whole else float,
@@ -238,6 +243,7 @@ RESUMABLE = ("generations", "max_frames", "workers", "checkpoint_every", "engine
 # Options named otherwise than their setting.
 FIXED_OPTIONS = {"stages": "--stage", "test_stages": "--test-stage",
                  "validation_stages": "--validation-stage", "always_stages": "--always-stage",
+                 "imitation_stages": "--imitation-stage",
                  "out": "--out"}
 
 

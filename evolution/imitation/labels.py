@@ -14,10 +14,13 @@ from speednik.engine.planner import plan_from, plan_stage
 from speednik.observation import get_observation
 from speednik.stages import load_stage
 
-# A policy's states are labelled at one decision in this many: the
-# planner's search from a state costs as much as hundreds of frames of
-# play, and states a few decisions apart ask much the same.
-LABEL_EVERY = 6
+# Where a policy fails, the planner is asked from the state it stood in
+# when it last gained ground (against the wall, or at its last leap) and
+# from the state BACK frames before (where the move that failed began).
+BACK = 120
+# Along each of its plans the labels are kept for this many frames: long
+# enough for a run-up taken backwards and the move that passes.
+WINDOW = 360
 
 
 @dataclass(frozen=True)
@@ -69,19 +72,40 @@ def plan_labels(task: LabelTask) -> Episode:
 
 
 def policy_labels(task: LabelTask) -> Episode:
-    """The policy plays the stage; at one decision in LABEL_EVERY the
-    planner searches a way to the goal from the state reached, in the
-    frames left, with the beam it certifies stages with but without its
-    retries, and its first action is that state's label (none where it
-    finds no way: a state already lost teaches nothing)."""
+    """The policy plays the stage; where it fails (a death, a stall or the
+    time running out), the planner searches a way to the goal from two
+    states of its play, the one where it last gained ground and the one
+    BACK frames before, in the frames left, as it certifies stages (its
+    retries too: from a state at speed the first beam often misses a way
+    that a second finds). Each plan found is pressed from
+    its state on, and the planner's decisions along its first WINDOW
+    frames are the examples: what to do from where this policy goes
+    wrong. A stage the policy finishes, or a state from which no way is
+    found, teaches nothing."""
     stage = load_stage(task.stage)
     encoder = get_observation(task.observation)
+    stall = task.stall_frames or DEFAULT_STALL_FRAMES
+    # One frame a step, the policy's decisions held `action_repeat`
+    # frames: the same play as a runner that repeats them, with a way to
+    # take over at any decision.
     runner = EpisodeRunner(stage, observation=encoder, max_steps=task.max_steps,
-                           stall_frames=task.stall_frames,
-                           action_repeat=task.action_repeat)
-    student = _AskingPlayer(task.policy.agent(task.genome), runner,
-                            task.stall_frames or DEFAULT_STALL_FRAMES)
-    return student.episode(task.stage, encoder.size, runner.run_episode(student))
+                           stall_frames=task.stall_frames, action_repeat=1)
+    agent = task.policy.agent(task.genome)
+    own = runner.run_episode(_RescuedPlayer(agent, runner, task.action_repeat, stall, None))
+    if own.done_reason == "goal":
+        return Episode(task.stage, np.zeros((0, encoder.size)), np.zeros(0, np.int64), True)
+    last_gain = runner.sim.frame - runner.sim.frames_without_gain
+    repeat = task.action_repeat
+    anchors = sorted({max(0, last_gain - BACK) // repeat * repeat,
+                      max(0, last_gain - 1) // repeat * repeat})
+    observations, actions = [], []
+    for anchor in anchors:
+        player = _RescuedPlayer(agent, runner, repeat, stall, anchor)
+        runner.run_episode(player)
+        observations.extend(player.kept)
+        actions.extend(player.labels)
+    return Episode(task.stage, np.array(observations, dtype=np.float64).reshape(-1, encoder.size),
+                   np.array(actions, dtype=np.int64), False)
 
 
 class _Examples:
@@ -124,33 +148,53 @@ class _PlanPlayer(_Examples):
         return action
 
 
-class _AskingPlayer(_Examples):
-    """Plays a policy and asks the planner about some of its states; it
-    reads the state from the runner, as `runners.diagnosis` does."""
+class _RescuedPlayer(_Examples):
+    """Plays a policy, deciding every `repeat` frames, until frame
+    `anchor` (None: never); there the planner searches on from the state
+    the runner holds, and a plan found is pressed to its end, the
+    decisions of its first WINDOW frames kept as examples."""
 
-    def __init__(self, agent, runner: EpisodeRunner, stall_frames: int) -> None:
+    def __init__(self, agent, runner: EpisodeRunner, repeat: int, stall_frames: int,
+                 anchor: int | None) -> None:
         self.agent = agent
         self.observation = getattr(agent, "observation", None)
         self.runner = runner
+        self.repeat = repeat
         self.stall_frames = stall_frames
+        self.anchor = anchor
         super().__init__()
 
     def reset(self) -> None:
         self.agent.reset()
+        self.plan: tuple[int, ...] | None = None
+        self.since = 0
+        self.held = 0
         super().reset()
 
     def get_action(self, obs) -> int:
-        action = self.agent.get_action(obs)
-        if self.step % LABEL_EVERY == 0:
-            sim = self.runner.sim
-            left = self.runner.max_steps - sim.frame
-            if left > 0:
-                compiled = CompiledSim(sim)
-                plan = plan_from(compiled.compiled, compiled.f, compiled.s, compiled.gone,
-                                 held=bool(sim.jump_held),
-                                 max_frames=left, stall_frames=self.stall_frames,
-                                 retry=False)
-                if plan.found:
-                    self.keep(obs, plan.actions[0])
+        if self.plan is None and self.step == self.anchor:
+            self.plan = self._plan()
+            self.since = self.step
+        if self.plan:
+            i = self.step - self.since
+            # Past the plan's end the goal has been reached; right is a filler.
+            action = self.plan[i] if i < len(self.plan) else ACTION_RIGHT
+            if i < WINDOW and i % self.repeat == 0:
+                self.keep(obs, action)
+        else:
+            if self.step % self.repeat == 0:
+                self.held = self.agent.get_action(obs)
+            action = self.held
         self.step += 1
         return action
+
+    def _plan(self) -> tuple[int, ...]:
+        sim = self.runner.sim
+        left = self.runner.max_steps - sim.frame
+        if left < 1:
+            return ()
+        compiled = CompiledSim(sim)
+        plan = plan_from(compiled.compiled, compiled.f, compiled.s, compiled.gone,
+                         held=bool(sim.jump_held), max_frames=left,
+                         stall_frames=self.stall_frames)
+        return plan.actions if plan.found else ()

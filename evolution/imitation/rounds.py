@@ -44,10 +44,11 @@ class Round:
 
 def imitate(config, rounds: int, *, workers: int | None = None,
             report: Callable[[Round], None] | None = None) -> np.ndarray:
-    """The run's policy fitted to the planner on its training stages, in
-    `rounds` rounds (the first behaviour cloning, each further one a DAgger
-    round); its weights start from `config.seed`. Deterministic: the same
-    settings give the same genome, whatever `workers`."""
+    """The run's policy fitted to the planner on its imitation stages (the
+    training stages unless others are given), in `rounds` rounds (the
+    first behaviour cloning, each further one a DAgger round); its weights
+    start from `config.seed`. Deterministic: the same settings give the
+    same genome, whatever `workers`."""
     policy = config.policy_spec()
     if policy.family not in IMITATION_FAMILIES:
         raise ValueError(f"imitation fits {' or '.join(IMITATION_FAMILIES)} policies, "
@@ -56,7 +57,7 @@ def imitate(config, rounds: int, *, workers: int | None = None,
     obs_dim = policy.observation_size()
     rng = np.random.default_rng([config.seed & 0xFFFFFFFF, 0x1A17A7E])
     genome = initial_genome(obs_dim, hidden, rng)
-    stages = config.training_stages()
+    stages = config.imitation_stage_names()
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     with EpisodePool(workers or config.workers, chunksize=1) as pool:
@@ -73,10 +74,10 @@ def imitate(config, rounds: int, *, workers: int | None = None,
             x, y = np.concatenate(xs), np.concatenate(ys)
             if len(y) == 0:
                 raise ImitationError(
-                    f"imitation: the planner finished none of the {len(stages)} training "
-                    f"stages within max_steps ({config.max_steps} frames), so there is "
+                    f"imitation: the planner finished none of the {len(stages)} stages "
+                    f"imitated within max_steps ({config.max_steps} frames), so there is "
                     f"nothing to imitate; accepted: stages it finishes (a longer "
-                    f"--max-steps), or --imitation 0")
+                    f"--max-steps, other --imitation-stage), or --imitation 0")
             genome = fit_policy(genome, x, y, hidden, rng)
             if report is not None:
                 report(Round(number, len(y), accuracy(genome, x, y, hidden),

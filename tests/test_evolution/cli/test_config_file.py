@@ -306,6 +306,11 @@ def test_imitation_is_a_method_setting_of_a_file_and_of_the_command_line(tmp_pat
                     '[method]\nalgorithm = "cmaes"\nimitation = 2\n')
     assert config_of("--config", path).imitation == 2
     assert config_of("--config", path, "--imitation", "0").imitation == 0
+    with_stages = tmp_path / "stages.toml"
+    with_stages.write_text(path.read_text() + 'imitation_stages = ["gen:skills:0-3"]\n')
+    assert config_of("--config", with_stages).imitation_stages == ("gen:skills:0-3",)
+    assert config_of("--config", with_stages, "--imitation-stage",
+                     "gen:skills:4").imitation_stages == ("gen:skills:4",)
 
 
 @pytest.mark.parametrize("method", ["ga", "cmaes", "openai-es", "neat"])

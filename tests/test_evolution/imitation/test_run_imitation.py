@@ -85,8 +85,27 @@ def test_settings_imitation_cannot_serve_are_refused():
         config(policy="rnn")
     with pytest.raises(ConfigError, match="imitation must be a whole number >= 0"):
         config(imitation=-1)
+    with pytest.raises(ConfigError, match="--imitation-stage names the stages imitated, so "
+                                          "it needs --imitation ROUNDS >= 1"):
+        config(imitation=0, imitation_stages=("gen:easy:5",))
+    with pytest.raises(ConfigError, match="'gen:easy:7' is both an imitation and a "
+                                          "validation stage"):
+        config(imitation_stages=("gen:easy:5-7",), validation_stages=("gen:easy:7",))
+    with pytest.raises(ConfigError, match="'gen:easy:5' is both an imitation and a test"):
+        config(imitation_stages=("gen:easy:5",), test_stages=("gen:easy:5",))
+
+
+def test_imitation_stages_are_the_ones_fitted_on_when_given():
+    seen = []
+    own = imitate(config(imitation_stages=("gen:easy:5", "gen:medium:5")), 1,
+                  report=seen.append)
+    assert seen[0].stages == 2 and seen[0].goals == 2
+    assert not np.array_equal(own, imitate(config(), 1))
+    # The training stages are imitated when none are given.
+    assert np.array_equal(imitate(config(imitation_stages=("gen:easy:3-4",)), 1),
+                          imitate(config(), 1))
 
 
 def test_stages_the_planner_cannot_finish_leave_nothing_to_imitate():
-    with pytest.raises(ImitationError, match="finished none of the 2 training stages"):
+    with pytest.raises(ImitationError, match="finished none of the 2 stages imitated"):
         imitate(config(max_steps=60), 1)
