@@ -89,7 +89,7 @@ VARIANTS = {
                       "among its training stages"),
     "imitation": (CONFIGS / "recipe-imitation.toml",
                   "the recipe's search started from a fit of the planner's actions "
-                  "(three rounds), one start of 400 M frames"),
+                  "(three rounds) on its training stages and 64 skill stages"),
 }
 # `make bench`: a few generations of CMA-ES on a small task and test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "

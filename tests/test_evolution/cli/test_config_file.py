@@ -293,10 +293,10 @@ def test_the_behind_preset_is_the_recipe_over_behind_with_skill_stages():
         observation="behind", stages=(*recipe.stages, "gen:skills:0-63"))
 
 
-def test_the_imitation_preset_is_the_recipe_of_one_start_from_a_fit():
+def test_the_imitation_preset_is_the_recipe_from_a_fit_on_its_stages_and_skill_stages():
     recipe = config_of("--config", CONFIGS / "recipe.toml")
     assert config_of("--config", CONFIGS / "recipe-imitation.toml") == recipe.replace(
-        imitation=3, starts=1, start_frames=None, max_frames=400_000_000)
+        imitation=3, imitation_stages=(*recipe.stages, "gen:skills:0-63"))
 
 
 def test_imitation_is_a_method_setting_of_a_file_and_of_the_command_line(tmp_path):
