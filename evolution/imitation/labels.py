@@ -77,11 +77,11 @@ def policy_labels(task: LabelTask) -> Episode:
     states of its play, the one where it last gained ground and the one
     BACK frames before, in the frames left, as it certifies stages (its
     retries too: from a state at speed the first beam often misses a way
-    that a second finds). Each plan found is pressed from
-    its state on, and the planner's decisions along its first WINDOW
-    frames are the examples: what to do from where this policy goes
-    wrong. A stage the policy finishes, or a state from which no way is
-    found, teaches nothing."""
+    that a second finds). Each plan found is pressed from its state on,
+    and the planner's decisions along its first WINDOW frames are the
+    examples: what to do from where this policy goes wrong. A stage the
+    policy finishes, or a state from which no way is found, teaches
+    nothing."""
     stage = load_stage(task.stage)
     encoder = get_observation(task.observation)
     stall = task.stall_frames or DEFAULT_STALL_FRAMES
