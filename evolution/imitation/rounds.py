@@ -1,5 +1,12 @@
 """The rounds of imitation: the planner's own play, then DAgger rounds in
-which the last fit plays and the planner labels the states it reaches."""
+which the last fit plays and the planner labels the states it reaches.
+
+Each round's fit is played on the stages imitated, and the one that
+finishes the most is the one returned (DAgger's rule: the best of its
+policies, not the last). A round can make the fit worse: a fit to
+examples from where the last one failed (many of them a standstill
+before a spindash) may charge a spindash from the start and never let
+go, and finish nothing."""
 from __future__ import annotations
 
 import time
@@ -15,7 +22,9 @@ from evolution.imitation.fit import (
     initial_genome,
 )
 from evolution.imitation.labels import LabelTask, label
+from runners.parallel import run_episodes
 from runners.pool import EpisodePool
+from runners.runner_config import RunnerConfig
 
 
 class ImitationError(ValueError):
@@ -25,8 +34,9 @@ class ImitationError(ValueError):
 @dataclass(frozen=True)
 class Round:
     """What one round did: its examples so far, the fit's accuracy on
-    them, and how many stages the player of the round finished (the
-    planner in round 1, the last fit after)."""
+    them, how many stages the player of the round finished (the planner
+    in round 1, the last fit after), how many the new fit finishes, and
+    which round's fit is the best so far (the one kept)."""
 
     number: int
     examples: int
@@ -34,12 +44,17 @@ class Round:
     goals: int
     stages: int
     seconds: float
+    fit_goals: int
+    best: int
 
     def line(self) -> str:
         who = "the planner" if self.number == 1 else "the last fit"
+        kept = ("the best so far" if self.best == self.number
+                else f"round {self.best}'s fit stays the best")
         return (f"imitation round {self.number}: {who} finished {self.goals} of "
                 f"{self.stages} stages; fitted to {self.examples} examples "
-                f"({self.accuracy:.1%} matched) in {self.seconds:.0f} s")
+                f"({self.accuracy:.1%} matched), the fit finishes {self.fit_goals} "
+                f"({kept}), in {self.seconds:.0f} s")
 
 
 def imitate(config, rounds: int, *, workers: int | None = None,
@@ -58,9 +73,14 @@ def imitate(config, rounds: int, *, workers: int | None = None,
     rng = np.random.default_rng([config.seed & 0xFFFFFFFF, 0x1A17A7E])
     genome = initial_genome(obs_dim, hidden, rng)
     stages = config.imitation_stage_names()
+    workers = workers or config.workers
+    played = RunnerConfig(observation=policy.observation, max_steps=config.max_steps,
+                          stall_frames=config.stall_frames,
+                          action_repeat=config.action_repeat)
+    best, best_goals, best_round = genome, -1, 0
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
-    with EpisodePool(workers or config.workers, chunksize=1) as pool:
+    with EpisodePool(workers, chunksize=1) as pool:
         for number in range(1, rounds + 1):
             t0 = time.perf_counter()
             tasks = [LabelTask(stage, policy.observation, config.action_repeat,
@@ -79,8 +99,13 @@ def imitate(config, rounds: int, *, workers: int | None = None,
                     f"nothing to imitate; accepted: stages it finishes (a longer "
                     f"--max-steps, other --imitation-stage), or --imitation 0")
             genome = fit_policy(genome, x, y, hidden, rng)
+            fit_goals = sum(r.goal_reached for r in run_episodes(
+                [(policy.spec(genome), stage) for stage in stages], played,
+                workers=workers, engine="compiled"))
+            if fit_goals >= best_goals:
+                best, best_goals, best_round = genome, fit_goals, number
             if report is not None:
                 report(Round(number, len(y), accuracy(genome, x, y, hidden),
                              sum(e.reached_goal for e in episodes), len(stages),
-                             time.perf_counter() - t0))
-    return policy.check(genome)
+                             time.perf_counter() - t0, fit_goals, best_round))
+    return policy.check(best)

@@ -14,6 +14,7 @@ from evolution.loop.evolve import evolve
 from evolution.loop.starts import new_strategy
 from evolution.strategies.registry import get_strategy
 from runners.genome_file import load_genome_file
+from speednik.actions import ACTION_NOOP, ACTION_RIGHT, NUM_ACTIONS
 
 
 def config(**changes) -> EvolutionConfig:
@@ -36,6 +37,51 @@ def test_imitation_is_deterministic_and_reports_each_round():
     assert seen[1].examples > seen[0].examples           # round 2 adds its labels
     assert np.array_equal(a, imitate(config(workers=2), 2))
     assert not np.array_equal(imitate(config(), 1), imitate(config(seed=6), 1))
+
+
+FLAT = """
+[stage]
+name = "flat"
+height = 512
+ground_y = 400
+start_x = 64
+
+[[segment]]
+kind = "flat"
+length = 800
+
+[[entity]]
+kind = "goal"
+x = 700
+"""
+
+
+@pytest.mark.parametrize("fits", [(ACTION_RIGHT, ACTION_NOOP), (ACTION_NOOP, ACTION_RIGHT)])
+def test_the_fit_kept_is_the_rounds_that_finishes_the_most_stages(tmp_path, monkeypatch,
+                                                                 fits):
+    """Holding right finishes a flat stage and standing does not: whichever
+    round fits the first, its fit is the one returned."""
+    profile = tmp_path / "flat.toml"
+    profile.write_text(FLAT)
+    cfg = config(imitation_stages=(str(profile),))
+    size = cfg.genome_size()
+    holding = []
+    for action in fits:
+        genome = np.zeros(size)
+        genome[size - NUM_ACTIONS + action] = 1.0
+        holding.append(genome)
+    calls = iter(holding)
+    monkeypatch.setattr(rounds, "fit_policy", lambda *args, **kwargs: next(calls).copy())
+    seen = []
+    kept = imitate(cfg, 2, report=seen.append)
+    right = fits.index(ACTION_RIGHT)
+    assert np.array_equal(kept, holding[right])
+    assert [r.fit_goals for r in seen] == [int(a == ACTION_RIGHT) for a in fits]
+    assert [r.best for r in seen] == [1, right + 1]
+    assert seen[1].line().endswith(
+        "the fit finishes 0 (round 1's fit stays the best), in "
+        f"{seen[1].seconds:.0f} s" if right == 0 else
+        f"the fit finishes 1 (the best so far), in {seen[1].seconds:.0f} s")
 
 
 @pytest.mark.parametrize("algorithm", ["cmaes", "openai-es"])
