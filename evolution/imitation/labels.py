@@ -65,8 +65,8 @@ def plan_labels(task: LabelTask) -> Episode:
     size = encoder.size
     if not plan.found:
         return Episode(task.stage, np.zeros((0, size)), np.zeros(0, np.int64), False)
-    player = _PlanPlayer(plan.actions, task.action_repeat)
-    runner = EpisodeRunner(stage, observation=encoder, max_steps=task.max_steps,
+    player = _PlanPlayer(plan.actions, task.action_repeat, encoder)
+    runner = EpisodeRunner(stage, max_steps=task.max_steps,
                            stall_frames=task.stall_frames, action_repeat=1)
     return player.episode(task.stage, size, runner.run_episode(player))
 
@@ -88,11 +88,14 @@ def policy_labels(task: LabelTask) -> Episode:
     # One frame a step, the policy's decisions held `action_repeat`
     # frames: the same play as a runner that repeats them, with a way to
     # take over at any decision.
-    runner = EpisodeRunner(stage, observation=encoder, max_steps=task.max_steps,
+    runner = EpisodeRunner(stage, max_steps=task.max_steps,
                            stall_frames=task.stall_frames, action_repeat=1)
     agent = task.policy.agent(task.genome)
-    own = runner.run_episode(_RescuedPlayer(agent, runner, task.action_repeat, stall, None))
-    if own.done_reason == "goal":
+    named = getattr(agent, "observation", None)
+    if named is not None:
+        encoder = get_observation(named)
+    own = _RescuedPlayer(agent, encoder, runner, task.action_repeat, stall)
+    if runner.run_episode(own).done_reason == "goal":
         return Episode(task.stage, np.zeros((0, encoder.size)), np.zeros(0, np.int64), True)
     last_gain = runner.sim.frame - runner.sim.frames_without_gain
     repeat = task.action_repeat
@@ -100,7 +103,9 @@ def policy_labels(task: LabelTask) -> Episode:
                       max(0, last_gain - 1) // repeat * repeat})
     observations, actions = [], []
     for anchor in anchors:
-        player = _RescuedPlayer(agent, runner, repeat, stall, anchor)
+        # The policy's own presses up to the anchor: the same states, and
+        # no observation to compute on the way.
+        player = _RescuedPlayer(agent, encoder, runner, repeat, stall, own.pressed[:anchor])
         runner.run_episode(player)
         observations.extend(player.kept)
         actions.extend(player.labels)
@@ -109,7 +114,11 @@ def policy_labels(task: LabelTask) -> Episode:
 
 
 class _Examples:
-    """The examples a player keeps over one episode."""
+    """The examples a player keeps over one episode. Players are handed
+    the simulation (`observe_sim`) and encode it only where a decision
+    or an example needs it: the observation is most of a frame's cost."""
+
+    observe_sim = True
 
     def __init__(self) -> None:
         self.reset()
@@ -132,60 +141,67 @@ class _PlanPlayer(_Examples):
     """Presses a plan's actions, one a frame, keeping the observation and
     action of every `repeat`-th frame (a decision of the policy)."""
 
-    observation = None
-
-    def __init__(self, actions: tuple[int, ...], repeat: int) -> None:
+    def __init__(self, actions: tuple[int, ...], repeat: int, encoder) -> None:
         self.actions = actions
         self.repeat = repeat
+        self.encode = encoder.fn
         super().__init__()
 
-    def get_action(self, obs) -> int:
+    def get_action(self, sim) -> int:
         # Past the plan's end the goal has been reached; right is a filler.
         action = self.actions[self.step] if self.step < len(self.actions) else ACTION_RIGHT
         if self.step % self.repeat == 0:
-            self.keep(obs, action)
+            self.keep(self.encode(sim), action)
         self.step += 1
         return action
 
 
 class _RescuedPlayer(_Examples):
-    """Plays a policy, deciding every `repeat` frames, until frame
-    `anchor` (None: never); there the planner searches on from the state
-    the runner holds, and a plan found is pressed to its end, the
-    decisions of its first WINDOW frames kept as examples."""
+    """Plays a policy, deciding every `repeat` frames, and keeps what it
+    pressed (`pressed`, one action a frame); or, given the presses of
+    such a play up to an anchor frame, presses them, and from the anchor
+    on lets the planner search on from the state the runner holds, a
+    plan found pressed to its end and the decisions of its first WINDOW
+    frames kept as examples."""
 
-    def __init__(self, agent, runner: EpisodeRunner, repeat: int, stall_frames: int,
-                 anchor: int | None) -> None:
+    def __init__(self, agent, encoder, runner: EpisodeRunner, repeat: int,
+                 stall_frames: int, presses: list[int] | None = None) -> None:
         self.agent = agent
-        self.observation = getattr(agent, "observation", None)
+        self.encode = encoder.fn
         self.runner = runner
         self.repeat = repeat
         self.stall_frames = stall_frames
-        self.anchor = anchor
+        self.presses = presses
         super().__init__()
 
     def reset(self) -> None:
         self.agent.reset()
         self.plan: tuple[int, ...] | None = None
-        self.since = 0
         self.held = 0
+        self.pressed: list[int] = []
         super().reset()
 
-    def get_action(self, obs) -> int:
-        if self.plan is None and self.step == self.anchor:
-            self.plan = self._plan()
-            self.since = self.step
-        if self.plan:
-            i = self.step - self.since
-            # Past the plan's end the goal has been reached; right is a filler.
-            action = self.plan[i] if i < len(self.plan) else ACTION_RIGHT
-            if i < WINDOW and i % self.repeat == 0:
-                self.keep(obs, action)
-        else:
-            if self.step % self.repeat == 0:
-                self.held = self.agent.get_action(obs)
-            action = self.held
+    def get_action(self, sim) -> int:
+        step = self.step
         self.step += 1
+        if self.presses is None:
+            if step % self.repeat == 0:
+                self.held = self.agent.get_action(self.encode(sim))
+            self.pressed.append(self.held)
+            return self.held
+        if step < len(self.presses):
+            return self.presses[step]
+        if self.plan is None:
+            self.plan = self._plan()
+        i = step - len(self.presses)
+        if not self.plan:
+            # No way on was found: nothing to learn, and the episode only
+            # has to end.
+            return ACTION_RIGHT
+        # Past the plan's end the goal has been reached; right is a filler.
+        action = self.plan[i] if i < len(self.plan) else ACTION_RIGHT
+        if i < WINDOW and i % self.repeat == 0:
+            self.keep(self.encode(sim), action)
         return action
 
     def _plan(self) -> tuple[int, ...]:
