@@ -6,6 +6,7 @@ The built-in stages may change shape at any time; these do not.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 import numpy as np
@@ -115,3 +116,29 @@ def place(sim, x: float, y: float, **physics) -> None:
         if not hasattr(p, name):
             raise AttributeError(f"PhysicsState has no field {name!r}")
         setattr(p, name, value)
+
+
+# A stage profile (TOML) of flat ground with the goal at x 700: holding
+# right finishes it, standing still does not.
+FLAT_PROFILE = """
+[stage]
+name = "flat"
+height = 512
+ground_y = 400
+start_x = 64
+
+[[segment]]
+kind = "flat"
+length = 800
+
+[[entity]]
+kind = "goal"
+x = 700
+"""
+
+
+def write_flat_profile(folder) -> str:
+    """FLAT_PROFILE written to `folder`/flat.toml; its path, a stage name."""
+    path = Path(folder) / "flat.toml"
+    path.write_text(FLAT_PROFILE, encoding="utf-8")
+    return str(path)

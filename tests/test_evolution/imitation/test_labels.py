@@ -11,6 +11,7 @@ from speednik.actions import ACTION_RIGHT, NUM_ACTIONS
 from speednik.engine.planner import plan_stage
 from speednik.observation import get_observation
 from speednik.stages import load_stage
+from stage_fixtures import write_flat_profile
 
 STAGE = "gen:easy:3"
 
@@ -33,23 +34,6 @@ def test_the_planners_own_play_gives_its_action_at_every_decision():
     # The first observation is the start's.
     sim = EpisodeRunner(STAGE).initial_state()
     assert np.array_equal(episode.observations[0], get_observation("reach").fn(sim))
-
-
-FLAT = """
-[stage]
-name = "flat"
-height = 512
-ground_y = 400
-start_x = 64
-
-[[segment]]
-kind = "flat"
-length = 800
-
-[[entity]]
-kind = "goal"
-x = 700
-"""
 
 
 def holding(action: int, family: str = "linear") -> tuple[Policy, np.ndarray]:
@@ -112,10 +96,9 @@ def test_where_a_policy_fails_the_planner_takes_over_before_and_at_its_last_gain
 
 
 def test_a_stage_the_policy_finishes_teaches_nothing(tmp_path):
-    profile = tmp_path / "flat.toml"
-    profile.write_text(FLAT)
+    profile = write_flat_profile(tmp_path)
     policy, genome = holding(ACTION_RIGHT)
-    episode = label(task(stage=str(profile), policy=policy, genome=genome))
+    episode = label(task(stage=profile, policy=policy, genome=genome))
     assert episode.reached_goal and len(episode.actions) == 0
     assert episode.observations.shape == (0, get_observation("reach").size)
 

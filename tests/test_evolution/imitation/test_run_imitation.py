@@ -15,6 +15,7 @@ from evolution.loop.starts import new_strategy
 from evolution.strategies.registry import get_strategy
 from runners.genome_file import load_genome_file
 from speednik.actions import ACTION_NOOP, ACTION_RIGHT, NUM_ACTIONS
+from stage_fixtures import write_flat_profile
 
 
 def config(**changes) -> EvolutionConfig:
@@ -39,31 +40,13 @@ def test_imitation_is_deterministic_and_reports_each_round():
     assert not np.array_equal(imitate(config(), 1), imitate(config(seed=6), 1))
 
 
-FLAT = """
-[stage]
-name = "flat"
-height = 512
-ground_y = 400
-start_x = 64
-
-[[segment]]
-kind = "flat"
-length = 800
-
-[[entity]]
-kind = "goal"
-x = 700
-"""
-
-
 @pytest.mark.parametrize("fits", [(ACTION_RIGHT, ACTION_NOOP), (ACTION_NOOP, ACTION_RIGHT)])
 def test_the_fit_kept_is_the_rounds_that_finishes_the_most_stages(tmp_path, monkeypatch,
                                                                  fits):
     """Holding right finishes a flat stage and standing does not: whichever
     round fits the first, its fit is the one returned."""
-    profile = tmp_path / "flat.toml"
-    profile.write_text(FLAT)
-    cfg = config(imitation_stages=(str(profile),))
+    profile = write_flat_profile(tmp_path)
+    cfg = config(imitation_stages=(profile,))
     size = cfg.genome_size()
     holding = []
     for action in fits:
