@@ -78,16 +78,20 @@ def imitate(config, rounds: int, *, workers: int | None = None,
                           stall_frames=config.stall_frames,
                           action_repeat=config.action_repeat)
     best, best_goals, best_round = genome, -1, 0
+    finished = [False] * len(stages)
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     with EpisodePool(workers, chunksize=1) as pool:
         for number in range(1, rounds + 1):
             t0 = time.perf_counter()
+            # A stage the last fit finished teaches nothing: its play
+            # (below, on the compiled engine) already says so.
             tasks = [LabelTask(stage, policy.observation, config.action_repeat,
                                config.max_steps, config.stall_frames, policy,
                                None if number == 1 else genome)
-                     for stage in stages]
+                     for stage, done in zip(stages, finished) if not done]
             episodes = pool.map(label, tasks)
+            goals = len(stages) - len(tasks) + sum(e.reached_goal for e in episodes)
             for episode in episodes:
                 xs.append(episode.observations)
                 ys.append(episode.actions)
@@ -99,13 +103,14 @@ def imitate(config, rounds: int, *, workers: int | None = None,
                     f"nothing to imitate; accepted: stages it finishes (a longer "
                     f"--max-steps, other --imitation-stage), or --imitation 0")
             genome = fit_policy(genome, x, y, hidden, rng)
-            fit_goals = sum(r.goal_reached for r in run_episodes(
+            finished = [r.goal_reached for r in run_episodes(
                 [(policy.spec(genome), stage) for stage in stages], played,
-                workers=workers, engine="compiled"))
+                workers=workers, engine="compiled")]
+            fit_goals = sum(finished)
             if fit_goals >= best_goals:
                 best, best_goals, best_round = genome, fit_goals, number
             if report is not None:
                 report(Round(number, len(y), accuracy(genome, x, y, hidden),
-                             sum(e.reached_goal for e in episodes), len(stages),
-                             time.perf_counter() - t0, fit_goals, best_round))
+                             goals, len(stages), time.perf_counter() - t0, fit_goals,
+                             best_round))
     return policy.check(best)
