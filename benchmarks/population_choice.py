@@ -1,0 +1,235 @@
+"""What a run would give if its genome were chosen among its whole last
+population, and what that choice does on stages nothing was chosen on.
+
+    python benchmarks/population_choice.py RUN_DIR [RUN_DIR ...] [--vote]
+
+A run with validation stages keeps one genome, chosen on them among a
+few candidates: its hall of fame, the strategy's recommendation and
+CMA-ES's mean (`evolution.loop.validation`). Its last population, kept in
+the checkpoint, holds many more, each one step of the search from the
+mean. This plays all of them, and the run's own genome, on
+
+- the run's validation sets, the six hand-made stages
+  (`handmade:validation`) and 100 place stages (`gen:places:2000-2099`),
+  which a rule below may choose on;
+- the four hand-made stages held out (`handmade:heldout`), the three
+  built-in stages and the run's test sets, which nothing is chosen on;
+
+and prints, per run, how many of the population finish each designed
+stage, then which genome each rule of choice picks and how it plays:
+
+- "the run's": the run's own genome (chosen as the run chose it);
+- "validation": the highest share of each validation set, averaged over
+  the sets (the run's rule, `validation_weight = "set"`), over the
+  population too;
+- "+ six" and "+ places": the same with the six hand-made stages, or the
+  place stages, as one more set.
+
+Totals over the runs follow. With `--vote`, the population's plurality
+vote (each genome's action counted once, the lowest action on a tie),
+played on the readable engine, joins the designed stages' figures.
+Every figure comes from playing: nothing here is read from the run's
+logs but its genomes.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from evolution.config import EvolutionConfig  # noqa: E402
+from evolution.loop.checkpoint import load_checkpoint  # noqa: E402
+from runners.agent import BaseAgent  # noqa: E402
+from runners.genome_file import load_genome_file  # noqa: E402
+from runners.parallel import run_episodes  # noqa: E402
+from runners.specs import build_agent  # noqa: E402
+from runners.runner_config import RunnerConfig  # noqa: E402
+from speednik.actions import NUM_ACTIONS  # noqa: E402
+from speednik.cli import OneLineParser  # noqa: E402
+from speednik.stages import expand_stages  # noqa: E402
+
+SIX = "handmade:validation"
+PLACES = "gen:places:2000-2099"
+HELD_OUT = "handmade:heldout"
+BUILT_IN = ("hillside", "pipeworks", "skybridge")
+
+
+class PopulationVote(BaseAgent):
+    """Presses what most of its members would press (the lowest action on
+    a tie)."""
+
+    def __init__(self, members: list[BaseAgent], observation: str) -> None:
+        self.members = members
+        self.observation = observation
+
+    def get_action(self, obs) -> int:
+        counts = [0] * NUM_ACTIONS
+        for member in self.members:
+            counts[member.get_action(obs)] += 1
+        return counts.index(max(counts))
+
+    def reset(self) -> None:
+        for member in self.members:
+            member.reset()
+
+
+def run_genomes(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndarray]]:
+    """The run's configuration and its genomes by name: "the run's" (best.json),
+    "mean" (CMA-ES's, when the run has one), "hall of fame N" and
+    "population N" (the checkpoint's last generation)."""
+    ckpt = load_checkpoint(run_dir)
+    config = EvolutionConfig.from_dict(ckpt.config)
+    if not config.validation_stages:
+        raise ValueError(f"{run_dir}: this run has no validation stages, so there is "
+                         f"no choice to compare with; accepted: a run with validation_stages")
+    genomes = {"the run's": np.asarray(load_genome_file(Path(run_dir) / "best.json").genome,
+                                       dtype=np.float64)}
+    if ckpt.search is not None and "centroid" in ckpt.search["arrays"]:
+        genomes["mean"] = np.asarray(ckpt.search["arrays"]["centroid"], dtype=np.float64)
+    for i, (genome, _) in enumerate(ckpt.hall_of_fame):
+        genomes[f"hall of fame {i}"] = np.asarray(genome, dtype=np.float64)
+    for i, (genome, _) in enumerate(ckpt.population):
+        genomes[f"population {i}"] = np.asarray(genome, dtype=np.float64)
+    return config, genomes
+
+
+def stage_sets(config: EvolutionConfig) -> dict[str, list[str]]:
+    """Every set played, by a short name: the validation sets as the run
+    names them, then the designed and test sets."""
+    sets = {name: expand_stages([name]) for name in config.validation_stages}
+    sets["six"] = expand_stages([SIX])
+    sets["places"] = expand_stages([PLACES])
+    sets["held out"] = expand_stages([HELD_OUT])
+    sets["built-in"] = list(BUILT_IN)
+    sets.update({f"test {name}": expand_stages([name]) for name in config.test_stages})
+    return sets
+
+
+def play(config: EvolutionConfig, genomes: dict[str, np.ndarray], sets: dict[str, list[str]],
+         workers: int) -> dict[str, dict[str, list[bool]]]:
+    """genome name -> set name -> whether it finished each stage, played on
+    the compiled engine with the run's episode settings."""
+    policy = config.policy_spec()
+    runner = RunnerConfig(observation=policy.observation, max_steps=config.max_steps,
+                          stall_frames=config.stall_frames, action_repeat=config.action_repeat)
+    stages = [s for names in sets.values() for s in names]
+    results = run_episodes([(policy.spec(g), s) for g in genomes.values() for s in stages],
+                           runner, workers=workers, engine="compiled")
+    out: dict[str, dict[str, list[bool]]] = {}
+    for i, name in enumerate(genomes):
+        row = results[i * len(stages):(i + 1) * len(stages)]
+        at, out[name] = 0, {}
+        for set_name, names in sets.items():
+            out[name][set_name] = [r.goal_reached for r in row[at:at + len(names)]]
+            at += len(names)
+    return out
+
+
+def vote_play(config: EvolutionConfig, genomes: dict[str, np.ndarray], stages: list[str],
+              workers: int) -> list[bool]:
+    """Whether the population's vote finishes each of `stages` (readable engine)."""
+    policy = config.policy_spec()
+    members = [build_agent(policy.spec(g)) for name, g in genomes.items()
+               if name.startswith("population")]
+    runner = RunnerConfig(observation=policy.observation, max_steps=config.max_steps,
+                          stall_frames=config.stall_frames, action_repeat=config.action_repeat)
+    vote = PopulationVote(members, policy.observation)
+    return [r.goal_reached for r in run_episodes([(vote, s) for s in stages], runner,
+                                                  workers=1)]
+
+
+def share(finished: list[bool]) -> float:
+    return sum(finished) / len(finished)
+
+
+def rules(config: EvolutionConfig) -> dict[str, tuple[bool, list[str]]]:
+    """Each rule of choice: (over the whole population?, the sets it averages)."""
+    validation = list(config.validation_stages)
+    return {"the run's": (False, []),
+            "validation": (True, validation),
+            "+ six": (True, validation + ["six"]),
+            "+ places": (True, validation + ["places"])}
+
+
+def choose(played: dict[str, dict[str, list[bool]]], over_population: bool,
+           sets: list[str]) -> str:
+    """The genome a rule picks: the highest mean share over `sets`, the
+    earlier genome on a tie (the run's own first)."""
+    if not sets:
+        return "the run's"
+    names = [n for n in played if over_population or not n.startswith("population")]
+    return max(names, key=lambda n: (sum(share(played[n][s]) for s in sets) / len(sets),
+                                     -names.index(n)))
+
+
+def count(finished: list[bool]) -> int:
+    return int(sum(finished))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR",
+                        help="a run directory; its checkpoint.npz and best.json are read")
+    parser.add_argument("--vote", action="store_true",
+                        help="also play the population's plurality vote on the designed stages")
+    parser.add_argument("--workers", type=int, default=2, help="threads that play (default 2)")
+    args = parser.parse_args(argv)
+    totals: dict[str, dict[str, int]] = {}
+    for run_dir in args.runs:
+        try:
+            config, genomes = run_genomes(run_dir)
+        except ValueError as exc:   # CheckpointError and GenomeFileError among them
+            print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+            return 1
+        sets = stage_sets(config)
+        played = play(config, genomes, sets, args.workers)
+        population = [n for n in played if n.startswith("population")]
+        print(f"{run_dir} (seed {config.seed}): {len(population)} genomes of its last "
+              f"generation, its hall of fame and mean, and its own genome")
+        print(f"  {'designed stage':<16} {'finished by the population':>27}")
+        for set_name in ("six", "held out", "built-in"):
+            for i, stage in enumerate(sets[set_name]):
+                done = sum(played[n][set_name][i] for n in population)
+                print(f"  {Path(stage).stem:<16} {done:>20} of {len(population)}")
+        tests = [s for s in sets if s.startswith("test ")]
+        validation = list(config.validation_stages)
+        print(f"  {'rule':<12} {'genome':<16} {'validation':>10} {'places':>6} {'six':>3} "
+              f"{'held out':>8} {'built-in':>8}  test")
+        for rule, (over_population, chosen_on) in rules(config).items():
+            name = choose(played, over_population, chosen_on)
+            row = played[name]
+            figures = {"validation": sum(count(row[s]) for s in validation),
+                       "places": count(row["places"]), "six": count(row["six"]),
+                       "held out": count(row["held out"]), "built-in": count(row["built-in"])}
+            figures.update({s: count(row[s]) for s in tests})
+            for key, value in figures.items():
+                totals.setdefault(rule, {}).setdefault(key, 0)
+                totals[rule][key] += value
+            test = " / ".join(str(figures[s]) for s in tests)
+            print(f"  {rule:<12} {name:<16} {figures['validation']:>10} {figures['places']:>6} "
+                  f"{figures['six']:>3} {figures['held out']:>8} {figures['built-in']:>8}  {test}")
+        if args.vote:
+            designed = sets["six"] + sets["held out"] + sets["built-in"]
+            finished = vote_play(config, genomes, designed, args.workers)
+            six, held = len(sets["six"]), len(sets["held out"])
+            figures = {"six": count(finished[:six]),
+                       "held out": count(finished[six:six + held]),
+                       "built-in": count(finished[six + held:])}
+            for key, value in figures.items():
+                totals.setdefault("vote", {}).setdefault(key, 0)
+                totals["vote"][key] += value
+            print(f"  {'vote':<12} {'the population':<16} {'':>10} {'':>6} {figures['six']:>3} "
+                  f"{figures['held out']:>8} {figures['built-in']:>8}")
+    if len(args.runs) > 1:
+        print(f"over the {len(args.runs)} runs")
+        for rule, figures in totals.items():
+            print("  " + f"{rule:<12} " + ", ".join(f"{k} {v}" for k, v in figures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

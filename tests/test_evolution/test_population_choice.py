@@ -1,0 +1,91 @@
+"""benchmarks/population_choice.py: a run's genomes read back, the rules of
+choice, and the population's vote."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evolution.config import EvolutionConfig
+from evolution.loop.checkpoint import load_checkpoint
+from evolution.loop.evolve import evolve
+from paths import benchmark_module
+from runners.agent import BaseAgent
+from runners.genome_file import load_genome_file
+
+
+@pytest.fixture(scope="module")
+def choice():
+    return benchmark_module("population_choice")
+
+
+def small(**changes) -> EvolutionConfig:
+    settings = dict(stages=("gen:easy:0-1",), population=6, generations=2, seed=3,
+                    max_steps=400, workers=1, checkpoint_every=1, observation="stall",
+                    algorithm="cmaes", validation_stages=("gen:easy:2-3",), test_every=1)
+    settings.update(changes)
+    return EvolutionConfig(**settings)
+
+
+def test_a_run_s_genomes_are_its_own_its_mean_its_hall_of_fame_and_its_last_population(
+        choice, tmp_path):
+    evolve(small(), tmp_path / "run")
+    config, genomes = choice.run_genomes(tmp_path / "run")
+    ckpt = load_checkpoint(tmp_path / "run")
+    assert config.seed == 3
+    names = list(genomes)
+    assert names[:2] == ["the run's", "mean"]
+    assert sum(n.startswith("population") for n in names) == 6
+    assert sum(n.startswith("hall of fame") for n in names) == len(ckpt.hall_of_fame)
+    assert np.array_equal(genomes["the run's"],
+                          load_genome_file(tmp_path / "run" / "best.json").genome)
+    assert np.array_equal(genomes["mean"], ckpt.search["arrays"]["centroid"])
+    assert np.array_equal(genomes["population 5"], ckpt.population[5][0])
+
+
+def test_a_run_without_validation_is_refused_on_one_line(choice, tmp_path, capsys):
+    evolve(small(validation_stages=()), tmp_path / "plain")
+    assert choice.main([str(tmp_path / "plain")]) == 1
+    err = capsys.readouterr().err
+    assert "has no validation stages" in err and err.count("\n") == 1
+
+
+def played(six: list[bool], validation: list[bool]) -> dict[str, list[bool]]:
+    return {"gen:easy:2-3": validation, "six": six, "places": [True]}
+
+
+def test_each_rule_picks_the_best_mean_share_over_its_sets_the_run_s_own_on_a_tie(choice):
+    config = small()
+    runs = {"the run's": played([True, False, False], [True, True]),
+            "hall of fame 0": played([True, True, False], [True, False]),
+            "population 0": played([True, True, True], [True, False]),
+            "population 1": played([False, False, False], [True, True])}
+    rules = choice.rules(config)
+    picks = {rule: choice.choose(runs, *rules[rule]) for rule in rules}
+    assert picks["the run's"] == "the run's"
+    # Validation alone: the run's own and population 1 tie; the earlier wins.
+    assert picks["validation"] == "the run's"
+    # One more set, the six: population 0 finishes them all.
+    assert picks["+ six"] == "population 0"
+    # Over the kept genomes only, the population is not looked at.
+    assert choice.choose(runs, False, ["gen:easy:2-3", "six"]) == "the run's"
+
+
+class Presses(BaseAgent):
+    def __init__(self, action: int) -> None:
+        self.action = action
+        self.resets = 0
+
+    def get_action(self, obs) -> int:
+        return self.action
+
+    def reset(self) -> None:
+        self.resets += 1
+
+
+def test_the_vote_presses_what_most_members_press_and_the_lowest_on_a_tie(choice):
+    members = [Presses(a) for a in (3, 5, 5, 1)]
+    vote = choice.PopulationVote(members, "stall")
+    assert vote.get_action(None) == 5
+    vote.reset()
+    assert all(m.resets == 1 for m in members)
+    assert choice.PopulationVote([Presses(a) for a in (6, 2)], "stall").get_action(None) == 2
