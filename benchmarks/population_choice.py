@@ -25,7 +25,10 @@ stage, then which genome each rule of choice picks and how it plays:
 - "+ six" and "+ places": the same with the six hand-made stages, or the
   place stages, as one more set.
 
-Totals over the runs follow. With `--vote`, the population's plurality
+Totals over the runs follow, and how well finishing each set a rule may
+choose on goes with finishing the four held out, over every genome of
+every run (each run's counts less their mean there, so that what one
+seed does better than another does not count). With `--vote`, the population's plurality
 vote (each genome's action counted once, the lowest action on a tie),
 played on the readable engine, joins the designed stages' figures.
 Every figure comes from playing: nothing here is read from the run's
@@ -166,6 +169,12 @@ def choose(played: dict[str, dict[str, list[bool]]], over_population: bool,
                                      -names.index(n)))
 
 
+def correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson's r of two centred series; 0 where either never varies."""
+    spread = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum()) / spread if spread else 0.0
+
+
 def count(finished: list[bool]) -> int:
     return int(sum(finished))
 
@@ -179,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="threads that play (default 2)")
     args = parser.parse_args(argv)
     totals: dict[str, dict[str, int]] = {}
+    centred: dict[str, list[float]] = {}
     for run_dir in args.runs:
         try:
             config, genomes = run_genomes(run_dir)
@@ -188,6 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         sets = stage_sets(config)
         played = play(config, genomes, sets, args.workers)
         population = [n for n in played if n.startswith("population")]
+        validation_sets = list(config.validation_stages)
+        for key, set_names in (("validation", validation_sets), ("six", ["six"]),
+                               ("places", ["places"]), ("held out", ["held out"])):
+            counts = np.array([sum(count(played[n][s]) for s in set_names) for n in played],
+                              dtype=np.float64)
+            centred.setdefault(key, []).extend(counts - counts.mean())
         print(f"{run_dir} (seed {config.seed}): {len(population)} genomes of its last "
               f"generation, its hall of fame and mean, and its own genome")
         print(f"  {'designed stage':<16} {'finished by the population':>27}")
@@ -228,6 +244,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"over the {len(args.runs)} runs")
         for rule, figures in totals.items():
             print("  " + f"{rule:<12} " + ", ".join(f"{k} {v}" for k, v in figures.items()))
+    held_out = np.array(centred["held out"])
+    print(f"with the four held out, over the {len(held_out)} genomes, correlation of")
+    for key in ("validation", "six", "places"):
+        print(f"  {key:<12} {correlation(np.array(centred[key]), held_out):.2f}")
     return 0
 
 

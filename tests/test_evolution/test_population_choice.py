@@ -89,3 +89,12 @@ def test_the_vote_presses_what_most_members_press_and_the_lowest_on_a_tie(choice
     vote.reset()
     assert all(m.resets == 1 for m in members)
     assert choice.PopulationVote([Presses(a) for a in (6, 2)], "stall").get_action(None) == 2
+
+
+def test_the_correlation_is_pearson_s_and_nought_for_a_set_that_never_varies(choice):
+    a = np.array([1.0, -2.0, 0.5, 0.5])
+    assert choice.correlation(a, a) == pytest.approx(1.0)
+    assert choice.correlation(a, -a) == pytest.approx(-1.0)
+    b = np.array([0.3, 0.1, -0.2, -0.2])
+    assert choice.correlation(a, b) == pytest.approx(np.corrcoef(a, b)[0, 1])
+    assert choice.correlation(a, np.zeros(4)) == 0.0
