@@ -187,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also play the population's plurality vote on the designed stages")
     parser.add_argument("--workers", type=int, default=2, help="threads that play (default 2)")
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error(f"--workers must be 1 or more, got {args.workers}")
     totals: dict[str, dict[str, int]] = {}
     centred: dict[str, list[float]] = {}
     for run_dir in args.runs:

@@ -98,3 +98,11 @@ def test_the_correlation_is_pearson_s_and_nought_for_a_set_that_never_varies(cho
     b = np.array([0.3, 0.1, -0.2, -0.2])
     assert choice.correlation(a, b) == pytest.approx(np.corrcoef(a, b)[0, 1])
     assert choice.correlation(a, np.zeros(4)) == 0.0
+
+
+def test_no_workers_is_refused_on_one_line_before_anything_is_played(choice, capsys):
+    with pytest.raises(SystemExit) as stop:
+        choice.main(["somewhere", "--workers", "0"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--workers must be 1 or more, got 0" in err and err.count("\n") == 1
