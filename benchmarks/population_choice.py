@@ -2,6 +2,7 @@
 population, and what that choice does on stages nothing was chosen on.
 
     python benchmarks/population_choice.py RUN_DIR [RUN_DIR ...] [--vote]
+    python benchmarks/population_choice.py RUN_DIR --members DIR
 
 A run with validation stages keeps one genome, chosen on them among a
 few candidates: its hall of fame, the strategy's recommendation and
@@ -33,6 +34,12 @@ vote (each genome's action counted once, the lowest action on a tie),
 played on the readable engine, joins the designed stages' figures.
 Every figure comes from playing: nothing here is read from the run's
 logs but its genomes.
+
+`--members DIR` plays nothing: it writes each genome of each run's last
+population as a genome file, DIR/RUN_NAME/member-N.json, for `python -m
+plots replay DIR/RUN_NAME/member-N.json --stage ... --plot run.png` to
+play and draw one at a time. Their fitness is left out: it was measured
+on the stages of one generation's draw.
 """
 from __future__ import annotations
 
@@ -47,7 +54,7 @@ import numpy as np  # noqa: E402
 from evolution.config import EvolutionConfig  # noqa: E402
 from evolution.loop.checkpoint import load_checkpoint  # noqa: E402
 from runners.agent import BaseAgent  # noqa: E402
-from runners.genome_file import load_genome_file  # noqa: E402
+from runners.genome_file import load_genome_file, write_genome_file  # noqa: E402
 from runners.parallel import run_episodes  # noqa: E402
 from runners.specs import build_agent  # noqa: E402
 from runners.runner_config import RunnerConfig  # noqa: E402
@@ -98,6 +105,28 @@ def run_genomes(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndar
     for i, (genome, _) in enumerate(ckpt.population):
         genomes[f"population {i}"] = np.asarray(genome, dtype=np.float64)
     return config, genomes
+
+
+def write_members(run_dir: str | Path, folder: str | Path) -> list[Path]:
+    """Each genome of the run's last population as a genome file in
+    folder/RUN_NAME/ (member-0.json, member-1.json, ...); the paths."""
+    config, genomes = run_genomes(run_dir)
+    generation = load_checkpoint(run_dir).generation
+    out = Path(folder) / Path(run_dir).resolve().name
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, genome in genomes.items():
+        if not name.startswith("population "):
+            continue
+        path = out / f"member-{name.split()[-1]}.json"
+        write_genome_file(path, genome, observation=config.observation,
+                          stages=list(config.stages), max_steps=config.max_steps,
+                          stall_frames=config.stall_frames,
+                          action_repeat=config.action_repeat, fitness=None,
+                          generation=generation, seed=config.seed, results={},
+                          policy=config.policy_spec())
+        paths.append(path)
+    return paths
 
 
 def stage_sets(config: EvolutionConfig) -> dict[str, list[str]]:
@@ -186,9 +215,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vote", action="store_true",
                         help="also play the population's plurality vote on the designed stages")
     parser.add_argument("--workers", type=int, default=2, help="threads that play (default 2)")
+    parser.add_argument("--members", type=Path, metavar="DIR",
+                        help="play nothing; write each genome of each run's last population "
+                             "as DIR/RUN_NAME/member-N.json, a genome file that python -m "
+                             "plots replay plays and draws")
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error(f"--workers must be 1 or more, got {args.workers}")
+    if args.members is not None:
+        for run_dir in args.runs:
+            try:
+                paths = write_members(run_dir, args.members)
+            except ValueError as exc:   # CheckpointError among them
+                print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+                return 1
+            print(f"{run_dir}: wrote {len(paths)} genome files in {paths[0].parent}")
+        return 0
     totals: dict[str, dict[str, int]] = {}
     centred: dict[str, list[float]] = {}
     for run_dir in args.runs:

@@ -106,3 +106,20 @@ def test_no_workers_is_refused_on_one_line_before_anything_is_played(choice, cap
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "--workers must be 1 or more, got 0" in err and err.count("\n") == 1
+
+
+def test_the_members_are_written_as_genome_files_that_replay_plays(choice, tmp_path, capsys):
+    from runners import replay
+
+    evolve(small(), tmp_path / "run")
+    assert choice.main([str(tmp_path / "run"), "--members", str(tmp_path / "members")]) == 0
+    assert "wrote 6 genome files" in capsys.readouterr().out
+    ckpt = load_checkpoint(tmp_path / "run")
+    for i in range(6):
+        record = load_genome_file(tmp_path / "members" / "run" / f"member-{i}.json")
+        assert np.array_equal(record.genome, ckpt.population[i][0])
+        assert record.fitness is None and record.generation == ckpt.generation
+        assert (record.observation, record.action_repeat) == ("stall", 1)
+    assert replay.main([str(tmp_path / "members" / "run" / "member-2.json"),
+                        "--stage", "gen:easy:0"]) == 0
+    assert "gen:easy:0" in capsys.readouterr().out
