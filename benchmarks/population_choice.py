@@ -20,8 +20,8 @@ and prints, per run, how many of the population finish each designed
 stage, then which genome each rule of choice picks and how it plays:
 
 - "the run's": the run's own genome (chosen as the run chose it);
-- "validation": the highest share of each validation set, averaged over
-  the sets (the run's rule, `validation_weight = "set"`), over the
+- "validation": the run's own rule (`validation_weight`: with "set", the
+  highest share of each validation set, averaged over the sets) over the
   population too;
 - "+ six" and "+ places": the same with the six hand-made stages, or the
   place stages, as one more set.
@@ -53,6 +53,7 @@ import numpy as np  # noqa: E402
 
 from evolution.config import EvolutionConfig  # noqa: E402
 from evolution.loop.checkpoint import load_checkpoint  # noqa: E402
+from evolution.loop.validation import completion_score  # noqa: E402
 from runners.agent import BaseAgent  # noqa: E402
 from runners.genome_file import load_genome_file, write_genome_file  # noqa: E402
 from runners.parallel import run_episodes  # noqa: E402
@@ -141,16 +142,21 @@ def stage_sets(config: EvolutionConfig) -> dict[str, list[str]]:
     return sets
 
 
+def episode_settings(config: EvolutionConfig) -> RunnerConfig:
+    """The episodes the run played: its observation, frame limits and
+    decision interval."""
+    return RunnerConfig(observation=config.observation, max_steps=config.max_steps,
+                        stall_frames=config.stall_frames, action_repeat=config.action_repeat)
+
+
 def play(config: EvolutionConfig, genomes: dict[str, np.ndarray], sets: dict[str, list[str]],
          workers: int) -> dict[str, dict[str, list[bool]]]:
     """genome name -> set name -> whether it finished each stage, played on
     the compiled engine with the run's episode settings."""
     policy = config.policy_spec()
-    runner = RunnerConfig(observation=policy.observation, max_steps=config.max_steps,
-                          stall_frames=config.stall_frames, action_repeat=config.action_repeat)
     stages = [s for names in sets.values() for s in names]
     results = run_episodes([(policy.spec(g), s) for g in genomes.values() for s in stages],
-                           runner, workers=workers, engine="compiled")
+                           episode_settings(config), workers=workers, engine="compiled")
     out: dict[str, dict[str, list[bool]]] = {}
     for i, name in enumerate(genomes):
         row = results[i * len(stages):(i + 1) * len(stages)]
@@ -161,25 +167,20 @@ def play(config: EvolutionConfig, genomes: dict[str, np.ndarray], sets: dict[str
     return out
 
 
-def vote_play(config: EvolutionConfig, genomes: dict[str, np.ndarray], stages: list[str],
-              workers: int) -> list[bool]:
-    """Whether the population's vote finishes each of `stages` (readable engine)."""
+def vote_play(config: EvolutionConfig, genomes: dict[str, np.ndarray],
+              stages: list[str]) -> list[bool]:
+    """Whether the population's vote finishes each of `stages` (readable
+    engine, one process: the vote is an agent object, not a spec)."""
     policy = config.policy_spec()
     members = [build_agent(policy.spec(g)) for name, g in genomes.items()
                if name.startswith("population")]
-    runner = RunnerConfig(observation=policy.observation, max_steps=config.max_steps,
-                          stall_frames=config.stall_frames, action_repeat=config.action_repeat)
     vote = PopulationVote(members, policy.observation)
-    return [r.goal_reached for r in run_episodes([(vote, s) for s in stages], runner,
-                                                  workers=1)]
-
-
-def share(finished: list[bool]) -> float:
-    return sum(finished) / len(finished)
+    return [r.goal_reached
+            for r in run_episodes([(vote, s) for s in stages], episode_settings(config))]
 
 
 def rules(config: EvolutionConfig) -> dict[str, tuple[bool, list[str]]]:
-    """Each rule of choice: (over the whole population?, the sets it averages)."""
+    """Each rule of choice: (over the whole population?, the sets it scores)."""
     validation = list(config.validation_stages)
     return {"the run's": (False, []),
             "validation": (True, validation),
@@ -188,14 +189,21 @@ def rules(config: EvolutionConfig) -> dict[str, tuple[bool, list[str]]]:
 
 
 def choose(played: dict[str, dict[str, list[bool]]], over_population: bool,
-           sets: list[str]) -> str:
-    """The genome a rule picks: the highest mean share over `sets`, the
-    earlier genome on a tie (the run's own first)."""
-    if not sets:
+           set_names: list[str], sets: dict[str, list[str]], weight: str) -> str:
+    """The genome a rule picks: the highest score over `set_names` by the
+    run's own `validation_weight` (`completion_score`), the earlier genome
+    on a tie (the run's own first)."""
+    if not set_names:
         return "the run's"
     names = [n for n in played if over_population or not n.startswith("population")]
-    return max(names, key=lambda n: (sum(share(played[n][s]) for s in sets) / len(sets),
-                                     -names.index(n)))
+    chosen_on = [sets[s] for s in set_names]
+
+    def score(name: str) -> float:
+        completed = {stage: done for s in set_names
+                     for stage, done in zip(sets[s], played[name][s])}
+        return completion_score(completed, chosen_on, weight)
+
+    return max(names, key=lambda n: (score(n), -names.index(n)))
 
 
 def correlation(a: np.ndarray, b: np.ndarray) -> float:
@@ -260,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {'rule':<12} {'genome':<16} {'validation':>10} {'places':>6} {'six':>3} "
               f"{'held out':>8} {'built-in':>8}  test")
         for rule, (over_population, chosen_on) in rules(config).items():
-            name = choose(played, over_population, chosen_on)
+            name = choose(played, over_population, chosen_on, sets,
+                          config.validation_weight)
             row = played[name]
             figures = {"validation": sum(count(row[s]) for s in validation),
                        "places": count(row["places"]), "six": count(row["six"]),
@@ -274,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{figures['six']:>3} {figures['held out']:>8} {figures['built-in']:>8}  {test}")
         if args.vote:
             designed = sets["six"] + sets["held out"] + sets["built-in"]
-            finished = vote_play(config, genomes, designed, args.workers)
+            finished = vote_play(config, genomes, designed)
             six, held = len(sets["six"]), len(sets["held out"])
             figures = {"six": count(finished[:six]),
                        "held out": count(finished[six:six + held]),

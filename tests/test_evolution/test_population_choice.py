@@ -49,25 +49,39 @@ def test_a_run_without_validation_is_refused_on_one_line(choice, tmp_path, capsy
     assert "has no validation stages" in err and err.count("\n") == 1
 
 
+SETS = {"gen:easy:2-3": ["gen:easy:2", "gen:easy:3"],
+        "six": ["a", "b", "c"], "places": ["p"]}
+
+
 def played(six: list[bool], validation: list[bool]) -> dict[str, list[bool]]:
     return {"gen:easy:2-3": validation, "six": six, "places": [True]}
 
 
-def test_each_rule_picks_the_best_mean_share_over_its_sets_the_run_s_own_on_a_tie(choice):
-    config = small()
+def test_each_rule_picks_the_best_score_over_its_sets_the_run_s_own_on_a_tie(choice):
     runs = {"the run's": played([True, False, False], [True, True]),
             "hall of fame 0": played([True, True, False], [True, False]),
             "population 0": played([True, True, True], [True, False]),
             "population 1": played([False, False, False], [True, True])}
-    rules = choice.rules(config)
-    picks = {rule: choice.choose(runs, *rules[rule]) for rule in rules}
+    rules = choice.rules(small())
+    picks = {rule: choice.choose(runs, *rules[rule], SETS, "set") for rule in rules}
     assert picks["the run's"] == "the run's"
     # Validation alone: the run's own and population 1 tie; the earlier wins.
     assert picks["validation"] == "the run's"
     # One more set, the six: population 0 finishes them all.
     assert picks["+ six"] == "population 0"
     # Over the kept genomes only, the population is not looked at.
-    assert choice.choose(runs, False, ["gen:easy:2-3", "six"]) == "the run's"
+    assert choice.choose(runs, False, ["gen:easy:2-3", "six"], SETS, "set") == "the run's"
+
+
+def test_a_rule_weighs_as_the_run_does_by_stage_or_by_set(choice):
+    runs = {"the run's": played([False, False, False], [True, True]),
+            "population 0": played([True, True, True], [False, False]),
+            "population 1": played([True, True, False], [True, False])}
+    both = ["gen:easy:2-3", "six"]
+    # Each stage alike: 2, 3 and 3 stages; the earlier of the two threes.
+    assert choice.choose(runs, True, both, SETS, "stage") == "population 0"
+    # Each set alike: shares 0.5, 0.5 and (1/2 + 2/3) / 2.
+    assert choice.choose(runs, True, both, SETS, "set") == "population 1"
 
 
 class Presses(BaseAgent):
