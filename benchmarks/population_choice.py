@@ -111,20 +111,19 @@ def run_genomes(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndar
 def write_members(run_dir: str | Path, folder: str | Path) -> list[Path]:
     """Each genome of the run's last population as a genome file in
     folder/RUN_NAME/ (member-0.json, member-1.json, ...); the paths."""
-    config, genomes = run_genomes(run_dir)
-    generation = load_checkpoint(run_dir).generation
+    ckpt = load_checkpoint(run_dir)
+    config = EvolutionConfig.from_dict(ckpt.config)
     out = Path(folder) / Path(run_dir).resolve().name
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, genome in genomes.items():
-        if not name.startswith("population "):
-            continue
-        path = out / f"member-{name.split()[-1]}.json"
-        write_genome_file(path, genome, observation=config.observation,
+    for i, (genome, _) in enumerate(ckpt.population):
+        path = out / f"member-{i}.json"
+        write_genome_file(path, np.asarray(genome, dtype=np.float64),
+                          observation=config.observation,
                           stages=list(config.stages), max_steps=config.max_steps,
                           stall_frames=config.stall_frames,
                           action_repeat=config.action_repeat, fitness=None,
-                          generation=generation, seed=config.seed, results={},
+                          generation=ckpt.generation, seed=config.seed, results={},
                           policy=config.policy_spec())
         paths.append(path)
     return paths
@@ -250,8 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         sets = stage_sets(config)
         played = play(config, genomes, sets, args.workers)
         population = [n for n in played if n.startswith("population")]
-        validation_sets = list(config.validation_stages)
-        for key, set_names in (("validation", validation_sets), ("six", ["six"]),
+        validation = list(config.validation_stages)
+        for key, set_names in (("validation", validation), ("six", ["six"]),
                                ("places", ["places"]), ("held out", ["held out"])):
             counts = np.array([sum(count(played[n][s]) for s in set_names) for n in played],
                               dtype=np.float64)
@@ -264,7 +263,6 @@ def main(argv: list[str] | None = None) -> int:
                 done = sum(played[n][set_name][i] for n in population)
                 print(f"  {Path(stage).stem:<16} {done:>20} of {len(population)}")
         tests = [s for s in sets if s.startswith("test ")]
-        validation = list(config.validation_stages)
         print(f"  {'rule':<12} {'genome':<16} {'validation':>10} {'places':>6} {'six':>3} "
               f"{'held out':>8} {'built-in':>8}  test")
         for rule, (over_population, chosen_on) in rules(config).items():
