@@ -21,6 +21,7 @@ from runners.compiled import ENGINES
 from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
 from speednik.observation import list_observations
 from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages
+from speednik.stages.start_shift import MAX_START_SHIFT
 
 
 # How a generation's training stages are drawn (`evolution.loop.stage_draw`).
@@ -94,6 +95,10 @@ class EvolutionConfig:
     # How those are drawn (`evolution.loop.stage_draw`): "uniform", or
     # "failures", the stages the population failed more often.
     stage_draw: str = "uniform"
+    # Each stage of a generation's draw is played from a start moved by up
+    # to this many px either way, drawn anew each generation
+    # (`evolution.loop.stage_draw`); 0: from the stage's own start.
+    start_shift: int = 0
     # The policy family (`runners.policies`: "linear", "mlp", ...) and
     # its settings; `hidden` is the MLP's, ignored by families without it.
     # None: the family the algorithm evolves, if it has its own, else
@@ -239,6 +244,10 @@ class EvolutionConfig:
             raise ConfigError(f"stage_draw {self.stage_draw!r} draws among the training "
                               f"stages, so it needs stages_per_generation; accepted: "
                               f"stage_draw 'uniform' without it")
+        if (isinstance(self.start_shift, bool) or not isinstance(self.start_shift, int)
+                or not 0 <= self.start_shift <= MAX_START_SHIFT):
+            raise ConfigError(f"start_shift must be a whole number of px from 0 to "
+                              f"{MAX_START_SHIFT}, got {self.start_shift!r}")
         if self.validation_weight not in VALIDATION_WEIGHTS:
             raise ConfigError(f"unknown validation_weight {self.validation_weight!r}; "
                               f"accepted: {', '.join(VALIDATION_WEIGHTS)}")

@@ -53,6 +53,7 @@ FAMILY_SETTINGS = tuple(dict.fromkeys(
 # "hall_of_fame", "imitation" and "imitation_stages" in [method].
 TABLES: dict[str, tuple[str, ...]] = {
     "task": ("stages", "stages_per_generation", "always_stages", "stage_draw",
+             "start_shift",
              "validation_stages", "validation_weight", "test_stages", "test_every",
              "observation", "action_repeat", "max_steps", "stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
@@ -223,6 +224,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "stages": _stages(False), "test_stages": _stages(True),
     "validation_stages": _stages(True), "always_stages": _stages(True),
     "stages_per_generation": _whole(1), "stage_draw": _choice(lambda: STAGE_DRAWS),
+    "start_shift": _whole(0),
     "validation_weight": _choice(lambda: VALIDATION_WEIGHTS), "test_every": _whole(1),
     "observation": _choice(list_observations), "action_repeat": _whole(1),
     "max_steps": _whole(1), "stall_frames": _stall,

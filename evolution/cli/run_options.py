@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="how --stages-per-generation draws them: 'uniform', every stage alike, "
              "or 'failures', a stage the more often the more of the population "
              "failed it the last time it was played")
+    opt("--start-shift", type=int, metavar="PX",
+        help="play each training stage of a generation from a start moved by up to PX "
+             "pixels either way, drawn anew each generation, the same for every genome "
+             "(default 0: from the stage's own start); validation and tests play "
+             "the stages' own starts")
     opt("--test-stage", dest="test_stages", nargs="+", metavar="NAME",
         default_of="test_stages",
         help="held-out stages (same forms as --stage, e.g. gen:medium:1000-1099) the "

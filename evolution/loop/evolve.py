@@ -83,7 +83,8 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         # stages_per_generation is set: `StageDraw`); a draw of stages makes every
         # genome of the generation be scored anew on it.
         scoring = {"gen": 0}
-        subsets = config.stages_scored() < len(config.training_stages())
+        subsets = (config.stages_scored() < len(config.training_stages())
+                   or bool(config.start_shift))
         draw = StageDraw(config)
         evaluations = Evaluations(
             lambda genomes: evaluator(genomes, draw.stages(scoring["gen"])))

@@ -21,6 +21,14 @@ from the other training stages. A set the search must not lose sight of
 (a few designed stages beside many generated ones) is then scored every
 generation, not one generation in several.
 
+With `start_shift` set to S, every stage of a generation's draw is then
+played from a start moved by a whole number of pixels from -S to S
+(`speednik.stages.start_shift`), drawn anew for each stage and
+generation, the same for every genome of it: the search is scored on
+where a stage's jumps come down from a neighbourhood of run-ups, not
+from one. The draw by failures remembers a stage by its own name,
+whatever start it was played from.
+
 Neither consumes the run's random numbers: each draw has a generator of
 its own, seeded from (seed, generation).
 """
@@ -33,16 +41,30 @@ import numpy as np
 from evolution.config import EvolutionConfig
 from evolution.loop.checkpoint import CheckpointError
 from evolution.loop.run_state import Reporter
+from speednik.stages import shifted_name, split_shift
 # A stage every genome finishes is drawn a third as often as one every
 # genome fails (0.5 against 1.5).
 FAILURE_FLOOR = 0.5
 _SALT = 0x57A6E5
+_SHIFT_SALT = 0x5B1F7
 _FAILED = "stage_draw_failed"
 _LAST = "stage_draw_last"
 
 
 def _generator(config: EvolutionConfig, generation: int) -> np.random.Generator:
     return np.random.default_rng([config.seed & 0xFFFFFFFF, generation, _SALT])
+
+
+def shift_starts(config: EvolutionConfig, generation: int, names: list[str]) -> list[str]:
+    """`names` (a generation's draw), each played from a start moved by
+    up to `start_shift` px, drawn from (seed, generation); as they are
+    without a start shift."""
+    shift = config.start_shift
+    if not shift:
+        return names
+    rng = np.random.default_rng([config.seed & 0xFFFFFFFF, generation, _SHIFT_SALT])
+    moves = rng.integers(-shift, shift, size=len(names), endpoint=True)
+    return [shifted_name(name, int(dx)) for name, dx in zip(names, moves)]
 
 
 def uniform_draw(config: EvolutionConfig, generation: int) -> list[str]:
@@ -81,7 +103,7 @@ class StageDraw(Reporter):
         """Generation `generation`'s stages: drawn once, then the same on
         every call (the strategy's recommendation is scored on them too)."""
         if not self.weighted:
-            return uniform_draw(self.config, generation)
+            return shift_starts(self.config, generation, uniform_draw(self.config, generation))
         if self.drawn is None or self.drawn[0] != generation:
             weights = np.where(self.always, 0.0, self.weights())
             drawn = _generator(self.config, generation).choice(
@@ -89,7 +111,7 @@ class StageDraw(Reporter):
                 replace=False, p=weights / weights.sum())
             chosen = np.sort(np.concatenate([np.flatnonzero(self.always), drawn]))
             self.drawn = (generation, [self.names[i] for i in chosen])
-        return list(self.drawn[1])
+        return shift_starts(self.config, generation, list(self.drawn[1]))
 
     def weights(self) -> np.ndarray:
         """Each training stage's weight in the draw by failures, from what
@@ -114,7 +136,7 @@ class StageDraw(Reporter):
             return
         for stage in self.stages(generation):
             failed = [not s["results"][stage]["metrics"]["goal_reached"] for s in summaries]
-            self.failed[self.index[stage]] = float(np.mean(failed))
+            self.failed[self.index[split_shift(stage)[0]]] = float(np.mean(failed))
 
     def state(self) -> dict | None:
         if not self.weighted or self.drawn is None:

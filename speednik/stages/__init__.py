@@ -4,6 +4,7 @@ generator.
     load_stage("hillside")            a built-in stage by name
     load_stage("my_stage.toml")       a profile file (see `profile`)
     load_stage("gen:hard:7")          a generated stage by name (see `sets`)
+    load_stage("hillside@start+8")    a stage started 8 px further on (`start_shift`)
     expand_stages(["gen:hard:0-31"])  a generated set, one name per stage
     expand_stages(["handmade:heldout"])  a hand-made set, one path per stage
     generate_stage(7, "hard")         a random stage from a seed
@@ -73,6 +74,7 @@ from speednik.stages.sets import (
     stage_name,
 )
 from speednik.stages.stage import Stage
+from speednik.stages.start_shift import START_MARK, shift_start, shifted_name, split_shift
 
 BUILTIN_STAGES = ("hillside", "pipeworks", "skybridge")
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
@@ -230,6 +232,12 @@ def _identify(name: str | os.PathLike[str]) -> tuple[object, Callable[[], Stage]
     """The cache key of the stage `name` names, and how to build it."""
     if not isinstance(name, (str, os.PathLike)):
         raise StageError(f"a stage is named by a string, not {type(name).__name__}")
+    if isinstance(name, str) and START_MARK in name:
+        base, dx = split_shift(name)
+        key, build = _identify(base)
+        if dx == 0:
+            return key, build
+        return ("shifted", key, dx), lambda: shift_start(_cached(key, build), dx, name)
     if is_handmade_set(name):
         paths = handmade_set(name)
         raise StageSetError(f"{name!r} names {len(paths)} stages where one is needed; "
@@ -327,7 +335,7 @@ __all__ = [
     "Stage", "StageError", "UnknownStageError", "load_stage", "list_stages",
     "handmade_stages", "HANDMADE_DIR", "handmade_heldout_stages", "HANDMADE_HELDOUT_DIR",
     "generate_stage", "load_profile", "build_stage", "generate_profile",
-    "certify_expert_stages",
+    "certify_expert_stages", "shifted_name", "split_shift",
     "Profile", "StageInfo", "SegmentSpec", "EntitySpec", "read_profile",
     "parse_profile", "profile_from_dict", "profile_to_dict", "profile_to_toml",
     "BUILTIN_STAGES", "DIFFICULTIES", "GENERATED_KINDS", "StageSetError", "expand_stages", "is_stage_set",
