@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterable
 
 from speednik.stages.profile import DIFFICULTIES, StageError
+from speednik.stages.start_shift import START_MARK, shifted_name, split_shift
 
 PREFIX = "gen:"
 HANDMADE_PREFIX = "handmade:"
@@ -147,10 +148,14 @@ def stage_name(seed: int, difficulty: str) -> str:
 def expand_stages(names: Iterable[str]) -> list[str]:
     """One name per stage: every `gen:` set becomes its single-seed names,
     a hand-made set the paths of its profiles, anything else stays as it
-    is. A stage named twice is refused."""
+    is; a set played from a moved start (`gen:hard:0-9@start+4`) becomes
+    its stages played from that start. A stage named twice is refused."""
     out: list[str] = []
     for name in names:
-        if is_handmade_set(name):
+        if isinstance(name, str) and START_MARK in name:
+            base, dx = split_shift(name)
+            out.extend(shifted_name(one, dx) for one in expand_stages([base]))
+        elif is_handmade_set(name):
             out.extend(handmade_set(name))
         elif is_stage_set(name):
             difficulty, seeds = parse_stage_set(name)

@@ -193,3 +193,64 @@ def test_always_stages_that_cannot_be_kept_are_refused(changes, message):
 
     with pytest.raises(ConfigError, match=message):
         config(**changes)
+
+
+def test_start_shifts_are_drawn_anew_each_generation_within_the_bound_and_learnt_by_stage():
+    from speednik.stages import split_shift
+
+    draw = StageDraw(config(stages=("gen:easy:0-11",), stages_per_generation=6,
+                            start_shift=5))
+    plain = StageDraw(config(stages=("gen:easy:0-11",), stages_per_generation=6))
+    drawn = [draw.stages(g) for g in range(40)]
+    assert draw.stages(7) == drawn[7]
+    shifts = [split_shift(s)[1] for d in drawn for s in d]
+    assert set(shifts) == set(range(-5, 6))
+    # The stages drawn are the draw without shifts, played from moved starts.
+    assert [[split_shift(s)[0] for s in d] for d in drawn] == \
+        [plain.stages(g) for g in range(40)]
+    # What a generation teaches the draw is kept under the stage's own name.
+    draw.learn(39, summaries({s: [True, False] for s in drawn[39]}))
+    learnt = dict(zip(draw.names, draw.failed))
+    assert [learnt[split_shift(s)[0]] for s in drawn[39]] == [0.5] * 6
+    # The uniform draw and a draw of every stage are shifted too.
+    every = StageDraw(config(stages=("gen:easy:0-3",), stages_per_generation=None,
+                             stage_draw="uniform", start_shift=3))
+    assert [split_shift(s)[0] for s in every.stages(2)] == every.names
+    assert every.stages(2) != every.stages(3)
+
+
+@pytest.mark.parametrize("shift", [-1, 300, 2.5, True])
+def test_a_bad_start_shift_is_refused_with_what_is_accepted(shift):
+    from evolution.config import ConfigError
+
+    with pytest.raises(ConfigError, match="start_shift must be a whole number of px from 0 to 256"):
+        config(start_shift=shift)
+
+
+def test_a_run_on_moved_starts_is_reproducible_resumes_exactly_and_validates_own_starts(
+        tmp_path, monkeypatch):
+    from evolution.loop.evaluate import GenomeEvaluator
+
+    played: list[list[str]] = []
+    scored = GenomeEvaluator.__call__
+
+    def spy(self, genomes, stages=None):
+        played.append(list(stages or self.config.training_stages()))
+        return scored(self, genomes, stages)
+
+    monkeypatch.setattr(GenomeEvaluator, "__call__", spy)
+    moved = dict(start_shift=8, validation_stages=("gen:easy:20-21",), test_every=2)
+    straight = evolve(config(**moved), tmp_path / "straight")
+    evolve(config(generations=2, **moved), tmp_path / "split")
+    evolve(config(**moved), tmp_path / "split", resume=True)
+    assert rows(tmp_path / "split") == rows(tmp_path / "straight")
+    assert straight.best_summary == evolve(config(**moved), tmp_path / "again").best_summary
+    # The moves change what the search is scored on ...
+    evolve(config(validation_stages=("gen:easy:20-21",), test_every=2), tmp_path / "own")
+    assert [r["mean"] for r in rows(tmp_path / "own")] != \
+        [r["mean"] for r in rows(tmp_path / "straight")]
+    # ... and the genome is chosen, and tested, on the stages' own starts.
+    assert ["gen:easy:20", "gen:easy:21"] in played
+    assert all("@start" not in s for stages in played if "gen:easy:20" in stages
+               for s in stages)
+    assert sum("@start" in s for stages in played for s in stages) > 20
