@@ -10,6 +10,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant stand-520-by-set  the recipe over "stand"
     python benchmarks/generalization.py --variant behind-skills     over "behind", with skill stages
     python benchmarks/generalization.py --variant imitation  started from a fit of the planner
+    python benchmarks/generalization.py --variant start-shift  trained from moved starts
 
 Each variant is a preset of `configs/` (`VARIANTS`), a whole run file:
 the recipe is `configs/recipe.toml`, the file the README runs. The
@@ -90,6 +91,9 @@ VARIANTS = {
     "imitation": (CONFIGS / "recipe-imitation.toml",
                   "the recipe's search started from a fit of the planner's actions "
                   "(three rounds) on its training stages and 64 skill stages"),
+    "start-shift": (CONFIGS / "recipe-start-shift.toml",
+                    "the recipe with each training stage played from a start moved by up "
+                    "to 12 px either way, drawn anew each generation"),
 }
 # `make bench`: a few generations of CMA-ES on a small task and test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "

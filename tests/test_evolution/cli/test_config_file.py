@@ -299,6 +299,24 @@ def test_the_imitation_preset_is_the_recipe_from_a_fit_on_its_stages_and_skill_s
         imitation=3, imitation_stages=(*recipe.stages, "gen:skills:0-63"))
 
 
+def test_the_start_shift_preset_is_the_recipe_from_moved_starts():
+    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    assert config_of("--config", CONFIGS / "recipe-start-shift.toml") == recipe.replace(
+        start_shift=12)
+
+
+def test_start_shift_is_a_task_setting_of_a_file_and_of_the_command_line(tmp_path):
+    path = tmp_path / "run.toml"
+    path.write_text('[task]\nstages = ["gen:easy:0-1"]\nstart_shift = 6\n')
+    assert config_of("--config", path).start_shift == 6
+    assert config_of("--config", path, "--start-shift", "0").start_shift == 0
+    assert "[task]" in config_toml(config_of("--config", path))
+    assert "start_shift = 6" in config_toml(config_of("--config", path))
+    path.write_text('[task]\nstages = ["gen:easy:0-1"]\nstart_shift = -2\n')
+    with pytest.raises(ValueError, match="start_shift.*must be a whole number >= 0, got -2"):
+        config_of("--config", path)
+
+
 def test_imitation_is_a_method_setting_of_a_file_and_of_the_command_line(tmp_path):
     path = tmp_path / "run.toml"
     path.write_text('[task]\nstages = ["gen:easy:0-1"]\nobservation = "reach"\n'
