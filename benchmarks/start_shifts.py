@@ -3,7 +3,8 @@ each stage played from its own start and from starts moved a few pixels
 either way (`NAME@start+DX`, `speednik.stages.start_shift`).
 
     python benchmarks/start_shifts.py RUN_OR_GENOME [...] [--shift 24] [--step 3]
-                                      [--stage NAME ...] [--workers 2]
+                                      [--stage NAME ...] [--action-repeat K]
+                                      [--workers 2]
 
 A policy that finishes a designed stage only when one jump comes down a
 few pixels this side of a spring finishes it from some starts and not
@@ -19,11 +20,16 @@ start finishes, how many of the moved starts do, and the row of starts
 (`1` finished, `.` not, the own start in the middle); then per set the
 stages finished from their own start and the mean share of starts
 finished, summed over the set (the stages it finishes "on average").
-Totals over the genomes follow. Play is on the compiled engine, with each
-genome's own episode settings.
+Totals over the genomes follow, and over every set, how many stages are
+finished from some starts and not from others ("hang on the start").
+Play is on the compiled engine, with each genome's own episode settings;
+`--action-repeat K` has it decide every K frames instead of as it was
+evolved to (a policy deciding every other frame at 6 px a frame decides
+every 12 px, and deciding every frame halves that).
 """
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -77,6 +83,11 @@ def set_figures(finished: dict[str, list[bool]], shifts: list[int]) -> tuple[int
             sum(sum(row) / len(row) for row in finished.values()))
 
 
+def hanging(finished: dict[str, list[bool]]) -> int:
+    """How many stages are finished from some starts and not from others."""
+    return sum(1 for row in finished.values() if any(row) and not all(row))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("genomes", nargs="+", metavar="RUN_OR_GENOME",
@@ -89,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                         default=list(DEFAULT_SETS),
                         help="stages or sets to play (default: the six hand-made stages, the "
                              "four held out and the three built-in ones)")
+    parser.add_argument("--action-repeat", type=int, metavar="K",
+                        help="decide every K frames instead of as each genome was evolved to")
     parser.add_argument("--workers", type=int, default=2, help="threads that play (default 2)")
     args = parser.parse_args(argv)
     if not 0 <= args.shift <= MAX_START_SHIFT:
@@ -97,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--step must be 1 px or more, got {args.step}")
     if args.workers < 1:
         parser.error(f"--workers must be 1 or more, got {args.workers}")
+    if args.action_repeat is not None and args.action_repeat < 1:
+        parser.error(f"--action-repeat must be 1 or more, got {args.action_repeat}")
     shifts = starts(args.shift, args.step)
     try:
         sets = grouped_sets(args.stages)
@@ -107,12 +122,16 @@ def main(argv: list[str] | None = None) -> int:
                 for dx in shifts:
                     load_stage(shifted_name(stage, dx))
         records = [load_genome_file(path) for path in args.genomes]
+        if args.action_repeat is not None:
+            records = [dataclasses.replace(r, action_repeat=args.action_repeat)
+                       for r in records]
     except ValueError as exc:   # StageError and GenomeFileError among them
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 1
     print(f"{len(shifts)} starts, {shifts[0]:+d} to {shifts[-1]:+d} px in steps of "
           f"{args.step}")
     totals: dict[str, list[float]] = {name: [0, 0.0] for name in sets}
+    hang = 0
     for path, record in zip(args.genomes, records):
         print(f"{path}:")
         for set_name, stages in sets.items():
@@ -125,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             own, share = set_figures(finished, shifts)
             totals[set_name][0] += own
             totals[set_name][1] += share
+            hang += hanging(finished)
             print(f"  {set_name}: {own} of {len(stages)} from their own start, "
                   f"{share:.1f} on average over the starts")
     if len(records) > 1:
@@ -132,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         for set_name, (own, share) in totals.items():
             print(f"  {set_name}: {own} of {len(records) * len(sets[set_name])} from their "
                   f"own start, {share:.1f} on average over the starts")
+    played = len(records) * sum(len(stages) for stages in sets.values())
+    print(f"{hang} of the {played} stages played hang on the start (finished from some "
+          f"starts and not from others)")
     return 0
 
 

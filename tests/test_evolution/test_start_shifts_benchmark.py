@@ -2,6 +2,8 @@
 as the readable runner plays them, its sums, and its one-line refusals."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -20,8 +22,10 @@ def shifts():
 @pytest.fixture
 def genome(tmp_path):
     path = tmp_path / "genome.json"
-    rng = np.random.default_rng(4)
-    weights = rng.normal(size=mlp_genome_size(12, 4))
+    # A genome that runs right and jumps now and then, so that when it
+    # decides changes where it goes.
+    weights = np.random.default_rng(7).normal(size=mlp_genome_size(12, 4)) * 4
+    weights[-8 + 2] += 2.0      # the output bias of "right"
     write_genome_file(path, weights, observation="basic", stages=["gen:easy:0"],
                       max_steps=900, stall_frames=120, action_repeat=2, fitness=None,
                       generation=None, seed=0, results={},
@@ -59,11 +63,33 @@ def test_the_report_sums_each_set_over_the_genomes(shifts, genome, capsys):
     assert (f"gen:easy:0-1: {2 * own} of 4 from their own start, {2 * share:.1f} on average"
             in out)
     assert "built-in:" in out and "over the 2 genomes" in out
+    hang = 2 * (shifts.hanging(finished) + shifts.hanging(
+        shifts.play_starts(record, ["hillside"], [-4, -2, 0, 2, 4], 1)))
+    assert f"{hang} of the 6 stages played hang on the start" in out
+    assert shifts.hanging({"a": [True, False], "b": [True, True], "c": [False, False]}) == 1
+
+
+def test_the_action_repeat_is_the_genome_s_own_unless_asked(shifts, genome, capsys):
+    record = load_genome_file(genome)
+    every = dataclasses.replace(record, action_repeat=1)
+    stages = ["gen:easy:0", "gen:easy:1", "gen:easy:2", "gen:easy:3"]
+    # The genome plays otherwise deciding every frame: the option matters.
+    assert ([r.steps for r in replay_genome(every, stages)]
+            != [r.steps for r in replay_genome(record, stages)])
+    for played, option in ((record, []), (every, ["--action-repeat", "1"])):
+        finished = shifts.play_starts(played, stages, [0], 1)
+        assert [row[0] for row in finished.values()] == [
+            bool(r.metrics["goal_reached"]) for r in replay_genome(played, stages)]
+        assert shifts.main([str(genome), "--shift", "0", "--stage", "gen:easy:0-3",
+                            *option]) == 0
+        own = sum(row[0] for row in finished.values())
+        assert f"gen:easy:0-3: {own} of 4 from their own start" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args, message", [
     (["--shift", "300"], "--shift must be from 0 to 256 px, got 300"),
     (["--step", "0"], "--step must be 1 px or more, got 0"),
+    (["--action-repeat", "0"], "--action-repeat must be 1 or more, got 0"),
 ])
 def test_bad_options_are_refused_on_one_line(shifts, genome, capsys, args, message):
     with pytest.raises(SystemExit) as exit_:
