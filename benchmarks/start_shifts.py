@@ -39,10 +39,11 @@ sys.path.insert(0, str(ROOT))
 from runners.genome_file import load_genome_file  # noqa: E402
 from runners.parallel import run_episodes  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
-from speednik.stages import expand_stages, load_stage, shifted_name  # noqa: E402
+from speednik.stages import (BUILTIN_STAGES, expand_stages, load_stage,  # noqa: E402
+                             shifted_name)
 from speednik.stages.start_shift import MAX_START_SHIFT  # noqa: E402
 
-DEFAULT_SETS = ("handmade:validation", "handmade:heldout", "hillside", "pipeworks", "skybridge")
+DEFAULT_SETS = ("handmade:validation", "handmade:heldout", *BUILTIN_STAGES)
 # Sets of more stages than this get their totals only.
 MAX_LISTED = 13
 
@@ -58,7 +59,7 @@ def grouped_sets(names: list[str]) -> dict[str, list[str]]:
     names given one after another as one set, "built-in"."""
     sets: dict[str, list[str]] = {}
     for name in names:
-        key = "built-in" if name in ("hillside", "pipeworks", "skybridge") else name
+        key = "built-in" if name in BUILTIN_STAGES else name
         sets.setdefault(key, []).extend(expand_stages([name]))
     return sets
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from speednik.player import PlayerState, create_player
 from speednik.stages.profile import StageError
 from speednik.stages.stage import DERIVED, Stage
 
@@ -56,8 +57,6 @@ def shift_start(stage: Stage, dx: int, name: str) -> Stage:
     player is placed standing on the ground below the new start, as at any
     start. A start off the stage, over a gap or not before the goal is a
     `StageError`."""
-    from speednik.player import PlayerState, create_player
-
     x = stage.start_x + dx
     if not 0 <= x < stage.width or x >= stage.goal.x:
         raise StageError(f"stage {name!r}: a start at x {x:g} is not on the stage before its "
