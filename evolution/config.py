@@ -55,6 +55,12 @@ class EvolutionConfig:
     # held in between: the observation and the policy, most of a frame's
     # cost, are computed that much less often.
     action_repeat: int = 1
+    # The last `final_frames` frames of the budget (`max_frames`) decide
+    # every `final_action_repeat` frames instead (`evolution.loop.final_repeat`):
+    # a search at the cheaper repeat ends adapting to the one the genome
+    # it gives plays at. None: `action_repeat` throughout.
+    final_action_repeat: int | None = None
+    final_frames: int | None = None
     checkpoint_every: int = 10
     # Stop once the search has played this many frames (the generation
     # that reaches it is finished); None: only `generations` stops a run.
@@ -173,6 +179,7 @@ class EvolutionConfig:
             positive("max_frames", self.max_frames)
         positive("hall_of_fame", self.hall_of_fame)
         self._check_starts()
+        self._check_final_repeat()
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise ConfigError(f"seed must be a whole number, got {self.seed!r}")
         if self.stall_frames is not None and (
@@ -343,6 +350,46 @@ class EvolutionConfig:
             return self.seed
         words = np.random.SeedSequence([self.seed & 0xFFFFFFFF, start]).generate_state(1)
         return int(words[0])
+
+    def _check_final_repeat(self) -> None:
+        repeat, frames = self.final_action_repeat, self.final_frames
+        if repeat is None and frames is None:
+            return
+        if repeat is None or frames is None:
+            raise ConfigError(
+                "final_action_repeat and final_frames go together (the repeat the last "
+                "final_frames frames of the budget decide at); accepted: both, or neither")
+        for name, value in (("final_action_repeat", repeat), ("final_frames", frames)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name} must be a whole number >= 1, got {value!r}")
+        if repeat == self.action_repeat:
+            raise ConfigError(
+                f"final_action_repeat {repeat} is the action_repeat already, so it would "
+                f"change nothing; accepted: another whole number >= 1, or none")
+        if self.algorithm in list_strategies() and get_strategy(self.algorithm).learner:
+            raise ConfigError(
+                f"final_action_repeat changes how genomes are scored, and --algorithm "
+                f"{self.algorithm} learns from episodes of its own; accepted: a genome "
+                f"search, or none")
+        if self.max_frames is None or frames >= self.max_frames:
+            raise ConfigError(
+                f"final_frames ({frames}) is the last part of the frame budget, so it "
+                f"needs max_frames above it; accepted: final_frames below max_frames "
+                f"({self.max_frames if self.max_frames is not None else 'not set'})")
+        if self.starts > 1 and self.max_frames - frames < self.starts * self.start_frames:
+            raise ConfigError(
+                f"final_frames ({frames}) would begin while the {self.starts} starts still "
+                f"play, which compare their genomes at one repeat; accepted: final_frames "
+                f"up to max_frames - starts * start_frames "
+                f"({self.max_frames - self.starts * self.start_frames})")
+
+    def action_repeat_after(self, frames: int) -> int:
+        """The action repeat of a generation begun once the search had
+        played `frames` frames."""
+        if (self.final_action_repeat is not None
+                and frames >= self.max_frames - self.final_frames):
+            return self.final_action_repeat
+        return self.action_repeat
 
     def for_start(self, start: int) -> "EvolutionConfig":
         """These settings with start number `start`'s seed: what its

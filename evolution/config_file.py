@@ -55,10 +55,11 @@ TABLES: dict[str, tuple[str, ...]] = {
     "task": ("stages", "stages_per_generation", "always_stages", "stage_draw",
              "start_shift",
              "validation_stages", "validation_weight", "test_stages", "test_every",
-             "observation", "action_repeat", "max_steps", "stall_frames"),
+             "observation", "action_repeat", "final_action_repeat", "max_steps",
+             "stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
     "method": ("algorithm", "population", "hall_of_fame", "imitation", "imitation_stages"),
-    "budget": ("generations", "max_frames", "starts", "start_frames"),
+    "budget": ("generations", "max_frames", "starts", "start_frames", "final_frames"),
     "run": ("seed", "workers", "engine", "scheduler", "checkpoint_every"),
 }
 TABLE_OF = {key: table for table, keys in TABLES.items() for key in keys}
@@ -227,6 +228,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "start_shift": _whole(0),
     "validation_weight": _choice(lambda: VALIDATION_WEIGHTS), "test_every": _whole(1),
     "observation": _choice(list_observations), "action_repeat": _whole(1),
+    "final_action_repeat": _whole(1), "final_frames": _whole(1),
     "max_steps": _whole(1), "stall_frames": _stall,
     "policy": _choice(list_policies),
     "algorithm": _choice(list_strategies), "population": _whole(2),

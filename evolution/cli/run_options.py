@@ -93,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
              "frames count in it); needs --validation-stage")
     opt("--start-frames", type=int, metavar="N",
         help="frames each of the --starts plays before the best goes on")
+    opt("--final-frames", type=int, metavar="N",
+        help="the last N frames of --max-frames decide every --final-action-repeat "
+             "frames: genomes are scored, validated and tested so from then on, and "
+             "best.json plays so")
     target = task
     opt("--stage", dest="stages", nargs="+", metavar="NAME", default_of="stages",
         help="stage(s) to evolve on: built-in names (hillside, pipeworks, skybridge), "
@@ -153,6 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the policy decides every K frames and holds its action in between "
              "(jump stays held, it is not pressed again); observing and deciding are "
              "most of a frame's cost, so episodes play faster")
+    opt("--final-action-repeat", type=int, metavar="K",
+        help="decide every K frames for the last --final-frames frames of the budget "
+             "instead (e.g. --action-repeat 2 --final-action-repeat 1: a search "
+             "mostly at the cheaper repeat ends adapting to deciding every frame)")
     target = policy
     opt("--policy", choices=list_policies(),
         help="the policy family: " + "; ".join(

@@ -54,7 +54,8 @@ def _serve(conn, scheduler: str, stages: tuple, settings: dict, workers: int,
                     return
                 try:
                     conn.send(("ok", session.run(message[1], stop=conn.poll,
-                                                 stages=message[2], policy=message[3])))
+                                                 stages=message[2], policy=message[3],
+                                                 changed=message[4])))
                 except Stopped:
                     return
                 except EpisodeError as e:
@@ -141,10 +142,11 @@ class ClusterEvaluation:
         self._process = self._conn = None
 
     def run(self, genomes: Sequence[np.ndarray], stages: Sequence[Any] | None = None,
-            policy: dict = DEFAULT_POLICY) -> list:
+            policy: dict = DEFAULT_POLICY, action_repeat: int | None = None) -> list:
         """`EpisodeResult`s of every genome on every stage (default: the
         run's training stages), genome-major; `policy` is a policy's JSON
-        form (`runners.policies.Policy.to_json`)."""
+        form (`runners.policies.Policy.to_json`); `action_repeat`, where
+        given, replaces the runner settings' own."""
         from runners import EpisodeResult
 
         if self._conn is None:
@@ -153,8 +155,9 @@ class ClusterEvaluation:
         if len({len(r) for r in rows}) <= 1:
             rows = np.asarray(rows)     # one size: one array, sent whole
         try:
+            changed = {} if action_repeat is None else {"action_repeat": int(action_repeat)}
             self._conn.send(("run", rows, None if stages is None else tuple(stages),
-                             dict(policy)))
+                             dict(policy), changed))
         except OSError:
             raise ClusterError("the process holding the Dask client ended") from None
         reply = self._receive(None)

@@ -205,8 +205,9 @@ class DaskSession:
 
     def run(self, rows: np.ndarray | list, stop=None,
             stages: Sequence[Any] | None = None,
-            policy: dict = DEFAULT_POLICY) -> list[dict]:
+            policy: dict = DEFAULT_POLICY, changed: dict | None = None) -> list[dict]:
         """Every genome (a row) on every stage (default: the session's),
+        with the session's runner settings, those in `changed` replaced,
         genome-major, as `EpisodeResult.to_dict()`s packed by chunk
         (`pack_results`), in chunk order. `stop()`, asked while waiting, may
         call the generation off (`Stopped`)."""
@@ -222,6 +223,7 @@ class DaskSession:
             payload = [self._payload[self.stages.index(s)] if s in self.stages
                        else stage_payload(s) for s in stages]
         n = len(payload)
+        settings = {**self.settings, **(changed or {})}
         self._check_deaths()
         sizes = chunk_sizes(len(rows), n, self._threads_or_zero())
         futures: list = []
@@ -233,7 +235,7 @@ class DaskSession:
             starts, at = [], 0
             for size, key in zip(sizes, keys):
                 futures.append(self.client.submit(
-                    evaluate_chunk, rows[at:at + size], payload, self.settings,
+                    evaluate_chunk, rows[at:at + size], payload, settings,
                     self.engine, policy, key=key, pure=False))
                 starts.append(at)
                 at += size

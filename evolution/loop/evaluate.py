@@ -12,6 +12,7 @@ generation draws: `evolution.loop.stage_draw`).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -37,6 +38,14 @@ class GenomeEvaluator:
         self.map_fn = map_fn
         self.pool: EpisodePool | None = None
         self.cluster = None
+
+    @property
+    def action_repeat(self) -> int:
+        return self.runner_config.action_repeat
+
+    def use_action_repeat(self, repeat: int) -> None:
+        """Play every later episode deciding every `repeat` frames."""
+        self.runner_config = replace(self.runner_config, action_repeat=repeat)
 
     def __enter__(self) -> GenomeEvaluator:
         if self.map_fn is None and self.config.scheduler is not None:
@@ -72,8 +81,8 @@ class GenomeEvaluator:
         specs = [policy.spec(np.asarray(g, dtype=np.float64)) for g in genomes]
         items = [(spec, stage) for spec in specs for stage in stages]
         if self.cluster is not None:
-            results = self.cluster.run(genomes, stages=stages,
-                                       policy=policy.to_json())
+            results = self.cluster.run(genomes, stages=stages, policy=policy.to_json(),
+                                       action_repeat=self.runner_config.action_repeat)
         elif self.pool is not None:
             results = self.pool.run(items, self.runner_config)
         elif self.config.engine == "compiled" and self.map_fn is None:

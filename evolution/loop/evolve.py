@@ -24,6 +24,7 @@ from evolution.cluster import ClusterError
 from evolution.config import EvolutionConfig
 from evolution.individual import refill_hall_of_fame, scored_individual
 from evolution.loop.evaluate import GenomeEvaluator
+from evolution.loop.final_repeat import FinalRepeat
 from evolution.loop.generation import (
     Evaluations,
     build_statistics,
@@ -92,12 +93,13 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         follower = LogbookFollower(run_dir)
         method_log = MethodLog(run_dir)
         validation = Validation(config, evaluator)
+        final_repeat = FinalRepeat(config, evaluator, held_out)
         starts = Starts(config, strategy_class, size, first_mean)
         # Validation first: the held-out test plays the genome it chose, and
         # the starts compare what it found. The method's numbers are saved
         # before the checkpoint (see MethodLog).
-        reporters: list[Reporter] = [draw, validation, starts, held_out, method_log,
-                                     RunFiles(run_dir, held_out), follower]
+        reporters: list[Reporter] = [draw, validation, starts, held_out, final_repeat,
+                                     method_log, RunFiles(run_dir, held_out), follower]
         if report:
             reporters.append(Console(report))
         run = RunState(config, new_strategy(strategy_class, config, size, first_mean),
@@ -109,6 +111,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                        starts=starts if starts.active() else None)
         if resume:
             _restore(run, run_dir, strategy_class, size, starts)
+            final_repeat.resume(_frames_before_last(run.logbook))
             method_log.resume(run.gen)
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -148,6 +151,8 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
             while run.gen < config.generations and not config.budget_spent(evaluations.frames):
                 t0 = time.perf_counter()
                 gen = run.gen + 1
+                scoring["gen"] = gen
+                final_repeat.before(run, gen)
                 # A new start's first generation is its initial one.
                 offspring = (run.strategy.initial() if starts.fresh()
                              else run.strategy.ask(run.population, run.hall_of_fame))
@@ -214,6 +219,12 @@ def _save_first_generation(run: RunState, run_dir: Path) -> None:
     write_config(run_dir, run.config)
     keep_stage_copies(run_dir, run.config)
     run.save()
+
+
+def _frames_before_last(logbook) -> int:
+    """The frames the search had played when its last logged generation
+    began."""
+    return int((logbook[-2].get("frames") if len(logbook) > 1 else 0) or 0)
 
 
 def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],

@@ -176,14 +176,17 @@ def _is_float(text: Any) -> bool:
 
 def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
                fitness: float, summary: dict, generation: int,
-               held_out: dict | None = None, chosen: dict | None = None) -> None:
+               held_out: dict | None = None, chosen: dict | None = None,
+               action_repeat: int | None = None) -> None:
     """best.json: the best genome with all it needs to be replayed, its
     held-out results when it was tested, and which validation candidate
-    it was when it was chosen on validation stages."""
+    it was when it was chosen on validation stages; `action_repeat` is the
+    one its fitness was scored at (default: the run's)."""
     write_genome_file(
         Path(run_dir) / BEST_NAME, genome, observation=config.observation,
         stages=list(config.stages), max_steps=config.max_steps,
-        stall_frames=config.stall_frames, action_repeat=config.action_repeat,
+        stall_frames=config.stall_frames,
+        action_repeat=config.action_repeat if action_repeat is None else action_repeat,
         fitness=fitness, generation=generation,
         seed=config.seed, results=summary["results"], held_out=held_out,
         policy=config.policy_spec(), chosen=chosen)

@@ -50,6 +50,10 @@ class HeldOut(Reporter):
             return self._last[1]
         return None
 
+    def forget(self) -> None:
+        """Forget the last report (the test is played again when next due)."""
+        self._last = None
+
     def columns(self, run: RunState, gen: int) -> dict:
         """The logbook's test columns for generation `gen` (None when not
         tested this generation)."""
@@ -152,7 +156,8 @@ class RunFiles(Reporter):
         best, fitness, summary = run.best(run.gen)
         write_best(self.run_dir, run.config, best, fitness, summary, run.found_in(fitness),
                    self.held_out.known(best),
-                   None if run.validation is None else run.validation.origin())
+                   None if run.validation is None else run.validation.origin(),
+                   action_repeat=self.held_out.evaluator.action_repeat)
         keep = list(run.population) + list(run.hall_of_fame)
         known = run.evaluations.known
         summaries = {np.asarray(k).tobytes(): known[np.asarray(k).tobytes()] for k in keep}

@@ -145,6 +145,11 @@ class RunState:
         budget pays for them."""
         return self.scored(self.strategy.recommend(), gen, counted=True)
 
+    def forget_scores(self) -> None:
+        """Forget the genomes `scored` has scored (they are scored again
+        when next asked for)."""
+        self._scored_gen, self._scored = -1, {}
+
     def scored(self, genome: Any, gen: int,
                counted: bool = False) -> tuple[Any, float, dict]:
         """`genome` with its fitness and summary on generation `gen`'s

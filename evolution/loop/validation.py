@@ -115,6 +115,12 @@ class Validation(Reporter):
             add(*run.scored(genome, gen), new(STRATEGY_CANDIDATE))
         return out
 
+    def rescore(self, fitness: float, summary: dict) -> None:
+        """Give the chosen genome a new training fitness and summary (its
+        validation result is played again at the next validation)."""
+        genome, _, _, key, origin = self.chosen
+        self.chosen = (genome, fitness, summary, key, origin)
+
     def ranks(self, gen: int) -> list[tuple[tuple, int, dict]]:
         """Each candidate's rank (what `columns` compares: the completion
         score, then the mean reward), validation stages completed and
