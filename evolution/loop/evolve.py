@@ -111,7 +111,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                        starts=starts if starts.active() else None)
         if resume:
             _restore(run, run_dir, strategy_class, size, starts)
-            final_repeat.resume(_frames_before_last(run.logbook))
+            final_repeat.resume(run.logbook[-1])
             method_log.resume(run.gen)
         else:
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -219,12 +219,6 @@ def _save_first_generation(run: RunState, run_dir: Path) -> None:
     write_config(run_dir, run.config)
     keep_stage_copies(run_dir, run.config)
     run.save()
-
-
-def _frames_before_last(logbook) -> int:
-    """The frames the search had played when its last logged generation
-    began."""
-    return int((logbook[-2].get("frames") if len(logbook) > 1 else 0) or 0)
 
 
 def _restore(run: RunState, run_dir: Path, strategy_class: type[Strategy],

@@ -21,7 +21,9 @@ was scored.
 
 Which repeat a generation plays follows from the frames played before it
 alone, so a resumed run switches (or has switched) where an uninterrupted
-one does, and plays it again the same way.
+one does, and plays it again the same way; the logbook's `action_repeat`
+column says which one each generation played, and a resumed run goes on
+from its last row's.
 """
 from __future__ import annotations
 
@@ -47,11 +49,13 @@ class FinalRepeat(Reporter):
     def active(self) -> bool:
         return self.config.final_action_repeat is not None
 
-    def resume(self, frames_before: int) -> None:
-        """A run resumed after its last finished generation, which began
-        once the search had played `frames_before` frames, plays at that
-        generation's repeat."""
-        self.evaluator.use_action_repeat(self.config.action_repeat_after(frames_before))
+    def resume(self, last_row: dict) -> None:
+        """A resumed run plays on at the repeat its last finished
+        generation (the logbook's `last_row`) was scored at: the scores its
+        checkpoint holds are of that repeat. The next generation switches
+        if the budget (a new --max-frames) puts it at the other one."""
+        if self.active() and last_row.get("action_repeat") not in (None, ""):
+            self.evaluator.use_action_repeat(int(last_row["action_repeat"]))
 
     def before(self, run: RunState, gen: int) -> bool:
         """At the top of generation `gen` (its stages already drawn):

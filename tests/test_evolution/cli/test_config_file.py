@@ -317,6 +317,31 @@ def test_start_shift_is_a_task_setting_of_a_file_and_of_the_command_line(tmp_pat
         config_of("--config", path)
 
 
+def test_the_final_repeat_preset_is_the_recipe_deciding_every_frame_at_the_end():
+    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    assert config_of("--config", CONFIGS / "recipe-final-repeat.toml") == recipe.replace(
+        final_action_repeat=1, final_frames=120_000_000)
+
+
+def test_the_final_repeat_is_set_by_a_file_and_by_the_command_line(tmp_path):
+    path = tmp_path / "run.toml"
+    path.write_text('[task]\nstages = ["gen:easy:0-1"]\naction_repeat = 2\n'
+                    'final_action_repeat = 1\n[budget]\nmax_frames = 1000\n'
+                    'final_frames = 300\n')
+    config = config_of("--config", path)
+    assert (config.final_action_repeat, config.final_frames) == (1, 300)
+    assert config_of("--config", path, "--final-frames", "200").final_frames == 200
+    assert config_of("--config", path, "--final-action-repeat",
+                     "3").final_action_repeat == 3
+    written = config_toml(config)
+    assert "final_action_repeat = 1" in written.split("[budget]")[0]
+    assert "final_frames = 300" in written.split("[budget]")[1]
+    path.write_text(path.read_text().replace("final_frames = 300", "final_frames = 2000"))
+    with pytest.raises(ValueError, match="final_frames .2000. is the last part of the "
+                                         "frame budget"):
+        config_of("--config", path)
+
+
 def test_imitation_is_a_method_setting_of_a_file_and_of_the_command_line(tmp_path):
     path = tmp_path / "run.toml"
     path.write_text('[task]\nstages = ["gen:easy:0-1"]\nobservation = "reach"\n'

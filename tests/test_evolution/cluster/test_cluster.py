@@ -230,13 +230,15 @@ def test_a_local_cluster_gives_the_same_run(reference, tmp_path):
 @pytest.mark.broad
 def test_a_cluster_runs_drawn_stages_mlp_and_held_out_tests_the_same(shared_cluster,
                                                                      tmp_path):
-    """A generation scored on stages drawn from a set, an MLP policy and
-    held-out tests: the cluster evaluates what each call asks for."""
+    """A generation scored on stages drawn from a set, an MLP policy,
+    held-out tests and a switch of the action repeat after generation 0:
+    the cluster evaluates what each call asks for."""
     wider = ["--population", "6", "--max-steps", "300", "--stall-frames", "120",
              "--generations", "2", "--seed", "2", "--quiet", "--no-plots", "--policy",
              "mlp", "--hidden", "4", "--stage", "gen:easy:0-3",
              "--stages-per-generation", "2", "--test-stage", "gen:easy:50-51",
-             "--test-every", "1"]
+             "--test-every", "1", "--action-repeat", "2", "--final-action-repeat", "1",
+             "--max-frames", "1000000000", "--final-frames", "999999999"]
     runs = {}
     for name, extra in (("alone", ["--workers", "1"]),
                         ("cluster", ["--scheduler", shared_cluster.address])):
@@ -244,6 +246,7 @@ def test_a_cluster_runs_drawn_stages_mlp_and_held_out_tests_the_same(shared_clus
         proc = evolution_run(*wider, *extra, "--out", run_dir)
         assert proc.returncode == 0, proc.stderr
         runs[name] = outcome(run_dir)
+        assert json.loads((run_dir / "best.json").read_text())["action_repeat"] == 1
     assert runs["cluster"] == runs["alone"]
 
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
 
 from evolution.config import ConfigError, EvolutionConfig
+from evolution.loop.checkpoint import load_checkpoint
 from evolution.loop.evaluate import GenomeEvaluator
 from evolution.loop.evolve import evolve
 from runners import replay
@@ -57,10 +59,12 @@ def test_the_run_switches_once_its_frames_reach_the_final_part_and_then_plays_on
         plain, tmp_path, monkeypatch):
     before, final = plain
     played: list[tuple[int, tuple[str, ...]]] = []
+    genomes_played: list[set[bytes]] = []
     scored = GenomeEvaluator.__call__
 
     def spy(self, genomes, stages=None):
         played.append((self.action_repeat, tuple(stages or ())))
+        genomes_played.append({np.asarray(g, dtype=np.float64).tobytes() for g in genomes})
         return scored(self, genomes, stages)
 
     monkeypatch.setattr(GenomeEvaluator, "__call__", spy)
@@ -80,6 +84,13 @@ def test_the_run_switches_once_its_frames_reach_the_final_part_and_then_plays_on
     assert validated[0] == 2 and validated[-1] == 1 and tested[0] == 2 and tested[-1] == 1
     first_at_1 = next(i for i, (repeat, _) in enumerate(played) if repeat == 1)
     assert all(repeat == 1 for repeat, _ in played[first_at_1:])
+    # The first episodes at the new repeat play again every genome the run
+    # held when generation 2 ended: its population and hall of fame.
+    evolve(config(**dict(final, generations=2)), tmp_path / "until_2")
+    held = load_checkpoint(tmp_path / "until_2")
+    assert genomes_played[first_at_1] == {
+        np.asarray(g, dtype=np.float64).tobytes()
+        for g, _ in held.population + held.hall_of_fame}
 
 
 def test_best_json_plays_at_the_final_repeat_and_replays_its_recorded_fitness(
@@ -114,7 +125,6 @@ def test_without_validation_the_hall_of_fame_is_scored_again_and_replays(tmp_pat
 
 def test_every_score_a_checkpoint_holds_after_the_switch_replays_at_the_final_repeat(
         plain, tmp_path, monkeypatch):
-    from evolution.loop.checkpoint import load_checkpoint
     from evolution.strategies.cmaes import CMAES
 
     # The genome validation chose in generation 2 is still the chosen one
@@ -143,6 +153,9 @@ def test_every_score_a_checkpoint_holds_after_the_switch_replays_at_the_final_re
     evaluator.use_action_repeat(1)
     for genome, fitness, summary in held:
         assert evaluator([genome], list(summary["results"]))[0][0] == fitness
+    # The hall of fame is in the order of its new scores.
+    kept = [f for _, f in ckpt.hall_of_fame]
+    assert kept == sorted(kept, reverse=True)
 
 
 @pytest.mark.parametrize("stop_after", [2, 3, 4])
@@ -202,3 +215,20 @@ def test_a_final_repeat_that_cannot_be_played_is_refused_with_what_is_accepted(c
     with pytest.raises(ConfigError, match=message) as caught:
         config(**changes)
     assert "accepted" in str(caught.value) or "must be" in str(caught.value)
+
+
+def test_a_resumed_run_given_a_larger_budget_plays_on_at_the_repeat_its_new_last_part_sets(
+        plain, tmp_path, capsys):
+    # A larger --max-frames moves the last part later: the generations
+    # before it are at the first repeat again, everything held scored anew.
+    _, final = plain
+    evolve(config(**final), tmp_path / "run")
+    evolve(config(**dict(final, generations=8, max_frames=BUDGET + 10 ** 6)),
+           tmp_path / "run", resume=True)
+    assert [r["action_repeat"] for r in rows(tmp_path / "run")] == [
+        "2", "2", "2", "1", "1", "1", "1", "2", "2"]
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    assert best["action_repeat"] == 2
+    capsys.readouterr()
+    assert replay.main([str(tmp_path / "run")]) == 0
+    assert ": matches" in capsys.readouterr().out
