@@ -11,6 +11,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant behind-skills     over "behind", with skill stages
     python benchmarks/generalization.py --variant imitation  started from a fit of the planner
     python benchmarks/generalization.py --variant start-shift  trained from moved starts
+    python benchmarks/generalization.py --variant final-repeat  deciding every frame at the end
 
 Each variant is a preset of `configs/` (`VARIANTS`), a whole run file:
 the recipe is `configs/recipe.toml`, the file the README runs. The
@@ -94,6 +95,9 @@ VARIANTS = {
     "start-shift": (CONFIGS / "recipe-start-shift.toml",
                     "the recipe with each training stage played from a start moved by up "
                     "to 12 px either way, drawn anew each generation"),
+    "final-repeat": (CONFIGS / "recipe-final-repeat.toml",
+                     "the recipe deciding every frame for its last 120 M frames: scored, "
+                     "validated and tested so, and its genome plays so"),
 }
 # `make bench`: a few generations of CMA-ES on a small task and test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "

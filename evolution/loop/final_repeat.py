@@ -64,7 +64,10 @@ class FinalRepeat(Reporter):
         repeat = self.config.action_repeat_after(run.evaluations.frames)
         if repeat == self.evaluator.action_repeat:
             return False
-        # A Ctrl-C waits: a checkpoint never holds scores of both repeats.
+        # A Ctrl-C waits until everything is scored again. Stopped later in
+        # this generation, the run checkpoints the one before, whose
+        # population and hall of fame hold these scores already; resumed at
+        # that row's repeat, it switches here again and scores them alike.
         with signals_held():
             self.evaluator.use_action_repeat(repeat)
             self.held_out.forget()
