@@ -96,8 +96,8 @@ VARIANTS = {
                     "the recipe with each training stage played from a start moved by up "
                     "to 12 px either way, drawn anew each generation"),
     "final-repeat": (CONFIGS / "recipe-final-repeat.toml",
-                     "the recipe deciding every frame for its last 100 M frames (of "
-                     "640 M): scored, validated and tested so, and its genome plays so"),
+                     "the recipe deciding every frame for its last 120 M frames: scored, "
+                     "validated and tested so, and its genome plays so"),
 }
 # `make bench`: a few generations of CMA-ES on a small task and test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "

@@ -320,7 +320,7 @@ def test_start_shift_is_a_task_setting_of_a_file_and_of_the_command_line(tmp_pat
 def test_the_final_repeat_preset_is_the_recipe_deciding_every_frame_at_the_end():
     recipe = config_of("--config", CONFIGS / "recipe.toml")
     assert config_of("--config", CONFIGS / "recipe-final-repeat.toml") == recipe.replace(
-        final_action_repeat=1, final_frames=100_000_000, max_frames=640_000_000)
+        final_action_repeat=1, final_frames=120_000_000)
 
 
 def test_the_final_repeat_is_set_by_a_file_and_by_the_command_line(tmp_path):
