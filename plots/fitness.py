@@ -117,6 +117,23 @@ def start_changes(run: RunData) -> list[tuple[int, str]]:
     return [(int(run.columns["gen"][i]), label) for i, label in rows]
 
 
+def repeat_changes(run: RunData) -> list[tuple[int, str]]:
+    """(generation, label) where a run with a final action repeat
+    (`--final-action-repeat`) began deciding every K frames, from its
+    logbook's `action_repeat` column: "deciding every frame" (K = 1) or
+    "deciding every K frames"; none without that column."""
+    repeats = run.columns.get("action_repeat")
+    if repeats is None:
+        return []
+    out = []
+    for i in range(1, len(repeats)):
+        k = repeats[i]
+        if np.isfinite(k) and np.isfinite(repeats[i - 1]) and k != repeats[i - 1]:
+            out.append((int(run.columns["gen"][i]),
+                        "deciding every frame" if k == 1 else f"deciding every {int(k)} frames"))
+    return out
+
+
 def read_run(run_dir: str | os.PathLike) -> RunData:
     """The settings and logbook of a run directory; `PlotError` naming the
     file when something is missing or malformed."""
@@ -262,12 +279,17 @@ def draw_fitness(run: RunData) -> Figure:
     goals.set_ylim(0, max(1.0, float(c["completions"].max())) * 1.15)
     goals.yaxis.get_major_locator().set_params(integer=True)
 
-    for at, label in start_changes(run):
-        for a in (ax, low):
-            a.axvline(at, color=WORST_COLOUR, linestyle="-", linewidth=1.0, alpha=0.6)
-        ax.text(at, 0.97, label, color="#444444", transform=ax.get_xaxis_transform(),
-                va="top", ha="left", fontsize=8,
-                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5))
+    # Where the search changed: a start began or went on, or it began
+    # deciding at another repeat; each kind a little lower than the first
+    # goal's label at the top, so that labels falling close together stay
+    # apart.
+    for changes, height in ((start_changes(run), 0.91), (repeat_changes(run), 0.85)):
+        for at, label in changes:
+            for a in (ax, low):
+                a.axvline(at, color=WORST_COLOUR, linestyle="-", linewidth=1.0, alpha=0.6)
+            ax.text(at, height, label, color="#444444", transform=ax.get_xaxis_transform(),
+                    va="top", ha="left", fontsize=8,
+                    bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5))
 
     first = run.first_goal_generation()
     if first is not None:

@@ -157,7 +157,6 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                 offspring = (run.strategy.initial() if starts.fresh()
                              else run.strategy.ask(run.population, run.hall_of_fame))
                 evaluations.frames += run.strategy.played_frames()
-                scoring["gen"] = gen
                 evals = evaluations.assign(offspring, fresh=subsets)
                 if subsets:
                     rescore_hall_of_fame(run.hall_of_fame, evaluations)

@@ -31,7 +31,7 @@ from plots.animation import (
     write_replay_gif,
 )
 from plots.compare import draw_compare, plot_compare, run_labels
-from plots.fitness import draw_fitness, plot_fitness, read_run, start_changes
+from plots.fitness import draw_fitness, plot_fitness, read_run, repeat_changes, start_changes
 from plots.stage_map import (
     EARTH,
     GRASS,
@@ -187,6 +187,22 @@ def test_fitness_marks_where_each_start_began_and_the_best_went_on(tmp_path):
                                                          for t in ax.texts}
     # A run of one start has no such lines.
     assert start_changes(read_run(make_run(tmp_path / "one"))) == []
+
+
+def test_fitness_marks_where_the_run_began_deciding_at_its_final_repeat(tmp_path):
+    run = make_run(tmp_path / "run", generations=12)
+    rows = (run / "logbook.csv").read_text().splitlines()
+    repeats = [2] * 9 + [1] * 4
+    (run / "logbook.csv").write_text("\n".join(
+        [rows[0] + ",action_repeat"] + [f"{r},{k}" for r, k in zip(rows[1:], repeats)]) + "\n")
+    data = read_run(run)
+    assert repeat_changes(data) == [(9, "deciding every frame")]
+    ax = draw_fitness(data).axes[0]
+    verticals = {l.get_xdata()[0] for l in ax.get_lines()
+                 if len(set(l.get_xdata())) == 1 and len(l.get_xdata()) == 2}
+    assert 9 in verticals
+    assert "deciding every frame" in {t.get_text().strip() for t in ax.texts}
+    assert repeat_changes(read_run(make_run(tmp_path / "plain"))) == []
 
 
 def test_fitness_of_a_run_its_frame_budget_ended_says_so(tmp_path):
