@@ -117,21 +117,28 @@ def start_changes(run: RunData) -> list[tuple[int, str]]:
     return [(int(run.columns["gen"][i]), label) for i, label in rows]
 
 
-def repeat_changes(run: RunData) -> list[tuple[int, str]]:
-    """(generation, label) where a run with a final action repeat
+def repeat_rows(repeats) -> list[tuple[int, str]]:
+    """(row, label) where a run with a final action repeat
     (`--final-action-repeat`) began deciding every K frames, from its
     logbook's `action_repeat` column: "deciding every frame" (K = 1) or
     "deciding every K frames"; none without that column."""
-    repeats = run.columns.get("action_repeat")
     if repeats is None:
         return []
     out = []
     for i in range(1, len(repeats)):
-        k = repeats[i]
-        if np.isfinite(k) and np.isfinite(repeats[i - 1]) and k != repeats[i - 1]:
-            out.append((int(run.columns["gen"][i]),
-                        "deciding every frame" if k == 1 else f"deciding every {int(k)} frames"))
+        k, before = repeats[i], repeats[i - 1]
+        if (isinstance(k, (int, float)) and isinstance(before, (int, float))
+                and np.isfinite(k) and np.isfinite(before) and k != before):
+            out.append((i, "deciding every frame" if k == 1
+                        else f"deciding every {int(k)} frames"))
     return out
+
+
+def repeat_changes(run: RunData) -> list[tuple[int, str]]:
+    """(generation, label) of each `repeat_rows` change of a run."""
+    repeats = run.columns.get("action_repeat")
+    rows = repeat_rows(None if repeats is None else [float(k) for k in repeats])
+    return [(int(run.columns["gen"][i]), label) for i, label in rows]
 
 
 def read_run(run_dir: str | os.PathLike) -> RunData:

@@ -60,7 +60,7 @@ from bokeh.plotting import figure
 from evolution.loop.method_file import METHOD_NAME, read_method_file
 from evolution.loop.outputs import CONFIG_NAME, LOGBOOK_NAME, RunFileError
 from plots import PlotError
-from plots.fitness import start_rows
+from plots.fitness import repeat_rows, start_rows
 from plots.dashboard import views
 from plots.dashboard.address import REPLACE_JS, X_AXES, View, query, read_view
 from plots.dashboard.charts import SMOOTHING_MAX, number_ticks, positive_only, run_colour, smooth
@@ -679,7 +679,7 @@ class Page:
         data = {**curves, "x": xs}
         if data != dict(self.curve_source.data):
             self.curve_source.data = data
-        changes = start_rows(log.get("start"))
+        changes = start_rows(log.get("start")) + repeat_rows(log.get("action_repeat"))
         starts = {"x": [xs[i] for i, _ in changes], "label": [label for _, label in changes]}
         if starts != dict(self.start_source.data):
             self.start_source.data = starts

@@ -127,6 +127,16 @@ def test_the_fitness_chart_marks_where_each_start_began(tmp_path):
     assert page.start_source.data["x"] == []
 
 
+def test_the_fitness_chart_marks_where_the_run_began_deciding_at_its_final_repeat(tmp_path):
+    root = tmp_path / "runs"
+    write_run(root / "final", logbook="gen,max,mean,min,frames,best,action_repeat\n" + "".join(
+        f"{g},1.0,0.5,0.0,{100 * (g + 1)},1.0,{k}\n"
+        for g, k in enumerate([2, 2, 2, 2, 1, 1])))
+    page = Page(RunsDir(root), view=View(run="final"))
+    page.refresh()
+    assert dict(page.start_source.data) == {"x": [4], "label": ["deciding every frame"]}
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian package "
                                              "'chromium'; .ci/run installs it)")
 @pytest.mark.slow
