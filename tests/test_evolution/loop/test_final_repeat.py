@@ -14,6 +14,7 @@ from evolution.config import ConfigError, EvolutionConfig
 from evolution.loop.checkpoint import load_checkpoint
 from evolution.loop.evaluate import GenomeEvaluator
 from evolution.loop.evolve import evolve
+from evolution.strategies.cmaes import CMAES
 from runners import replay
 
 BUDGET = 10 ** 8
@@ -33,6 +34,22 @@ def config(**changes) -> EvolutionConfig:
 def rows(run_dir):
     with open(run_dir / "logbook.csv", newline="") as f:
         return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(f)]
+
+
+def stop_in_ask(monkeypatch, nth: int):
+    """CMA-ES's `ask` raises KeyboardInterrupt (a Ctrl-C) on its `nth`
+    call from now on; the real one is returned."""
+    real_ask = CMAES.ask
+    asked = []
+
+    def ask(self, *args, **kwargs):
+        asked.append(1)
+        if len(asked) == nth:
+            raise KeyboardInterrupt
+        return real_ask(self, *args, **kwargs)
+
+    monkeypatch.setattr(CMAES, "ask", ask)
+    return real_ask
 
 
 @pytest.fixture(scope="module")
@@ -125,22 +142,11 @@ def test_without_validation_the_hall_of_fame_is_scored_again_and_replays(tmp_pat
 
 def test_every_score_a_checkpoint_holds_after_the_switch_replays_at_the_final_repeat(
         plain, tmp_path, monkeypatch):
-    from evolution.strategies.cmaes import CMAES
-
     # The genome validation chose in generation 2 is still the chosen one
     # in the checkpoint of generation 3, the first at the new repeat: the
     # stop comes in generation 4's ask.
     final = plain[1]
-    real_ask = CMAES.ask
-    asked = []
-
-    def ask(self, *args, **kwargs):
-        asked.append(1)
-        if len(asked) == 4:
-            raise KeyboardInterrupt
-        return real_ask(self, *args, **kwargs)
-
-    monkeypatch.setattr(CMAES, "ask", ask)
+    stop_in_ask(monkeypatch, 4)
     assert evolve(config(**final), tmp_path / "run").generations == 3
     ckpt = load_checkpoint(tmp_path / "run")
     held = [(g, f, ckpt.summaries[g.tobytes()][1])
@@ -172,22 +178,11 @@ def test_a_run_stopped_around_the_switch_resumes_exactly(plain, tmp_path, stop_a
 
 def test_a_ctrl_c_in_the_switch_generation_resumes_as_if_never_stopped(
         plain, tmp_path, monkeypatch):
-    from evolution.strategies.cmaes import CMAES
-
     _, final = plain
     evolve(config(**final), tmp_path / "straight")
-    real_ask = CMAES.ask
-    asked = []
-
-    def ask(self, *args, **kwargs):
-        asked.append(1)
-        # Generation 3's ask comes after the switch has scored everything
-        # again: the stop lands between the switch and the generation's end.
-        if len(asked) == 3:
-            raise KeyboardInterrupt
-        return real_ask(self, *args, **kwargs)
-
-    monkeypatch.setattr(CMAES, "ask", ask)
+    # Generation 3's ask comes after the switch has scored everything
+    # again: the stop lands between the switch and the generation's end.
+    real_ask = stop_in_ask(monkeypatch, 3)
     stopped = evolve(config(**final), tmp_path / "split")
     assert stopped.interrupted and stopped.generations == 2
     monkeypatch.setattr(CMAES, "ask", real_ask)
