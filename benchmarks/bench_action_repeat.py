@@ -1,13 +1,19 @@
 """Frames per second of the generalisation recipe's policy (an MLP of 16
-units over `landing`) by how often it decides (`--action-repeat K`).
+units over `reach`) by how often it decides (`--action-repeat K`).
 
-Twenty random MLP genomes play the 50 expert validation stages
+    python benchmarks/bench_action_repeat.py [RUN_DIR]
+
+Twenty random MLP genomes (or RUN_DIR's genome, a run of such a policy,
+whose play runs on and jumps as a trained policy does) play the 50 expert validation stages
 `gen:expert:10000-10049` on the compiled engine, one thread, without a
 stall limit and for at most 2,000 frames an episode, deciding every 1,
 2, 3 and 4 frames. The physics of a frame is the same whatever K; the
 observation and the network are computed once every K frames, so the
-ratio to K = 1 is what deciding less often saves. Best of three; ratios
-taken in this one run. Nothing is asserted.
+ratio to K = 1 is what deciding less often saves. (On the ground, the
+flights a decision plays two frames on are kept for the decisions after
+it, deciding every frame or every other: see `landing_values` in
+`speednik/engine/observation.py`.) Best of three; ratios taken in this
+one run. Nothing is asserted.
 """
 from __future__ import annotations
 
@@ -19,15 +25,34 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from runners.genome_file import GenomeFileError, load_genome_file  # noqa: E402
 from runners.mlp import mlp_genome_size  # noqa: E402
 from speednik.engine import run_policy_batch  # noqa: E402
 from speednik.observation import get_observation  # noqa: E402
 from speednik.stages import expand_stages, load_stage  # noqa: E402
 
 STAGES = "gen:expert:10000-10049"
-OBSERVATION, HIDDEN = "landing", 16
+OBSERVATION, HIDDEN = "reach", 16
 GENOMES = 20
 REPEATS = 3
+
+
+def genomes(run: str | None) -> tuple[np.ndarray, str]:
+    """The genomes played, a row each, and what they are."""
+    if run is None:
+        size = mlp_genome_size(get_observation(OBSERVATION).size, HIDDEN)
+        return (np.random.default_rng(0).normal(scale=0.5, size=(GENOMES, size)),
+                f"{GENOMES} random MLP genomes")
+    try:
+        record = load_genome_file(run)
+    except GenomeFileError as exc:
+        raise SystemExit(f"bench_action_repeat: {exc}") from None
+    policy = record.policy_spec
+    if (policy.family, policy.observation) != ("mlp", OBSERVATION) \
+            or policy.options()["hidden"] != HIDDEN:
+        raise SystemExit(f"bench_action_repeat: {run} holds no MLP genome of {HIDDEN} "
+                         f"units over {OBSERVATION!r}; a run of the recipe's policy is needed")
+    return record.genome[None, :], f"the genome of {run}"
 
 
 def rate(stages, params: np.ndarray, repeat: int) -> tuple[float, int]:
@@ -46,11 +71,13 @@ def rate(stages, params: np.ndarray, repeat: int) -> tuple[float, int]:
 
 
 def main() -> None:
+    if len(sys.argv) > 2:
+        raise SystemExit("usage: python benchmarks/bench_action_repeat.py [RUN_DIR] (a run "
+                         "of the recipe's policy)")
+    params, played = genomes(sys.argv[1] if len(sys.argv) == 2 else None)
     stages = [load_stage(name) for name in expand_stages([STAGES])]
-    size = mlp_genome_size(get_observation(OBSERVATION).size, HIDDEN)
-    params = np.random.default_rng(0).normal(scale=0.5, size=(GENOMES, size))
     rate(stages[:1], params[:1], 1)          # load the engine
-    print(f"== {STAGES}, {GENOMES} random MLP genomes ({HIDDEN} units, {OBSERVATION}), "
+    print(f"== {STAGES}, {played} ({HIDDEN} units, {OBSERVATION}), "
           f"compiled, 1 thread, best of {REPEATS}")
     first = None
     for repeat in (1, 2, 3, 4):

@@ -120,12 +120,10 @@ from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.engine.layout import EVENT_WIDTH, MAX_EVENTS, NUM_F, NUM_S
 from speednik.engine.lowering import compiled_stage, start_arrays
 from speednik.engine.observation import (
-    AIR_KEPT,
-    FLIGHT_F,
-    FLIGHT_S,
     OBS_SIZES,
     OBS_WIDEST,
     OBSERVATION_KINDS,
+    flight_scratch,
 )
 from speednik.engine.reward import R_SUMS, reward_arrays
 from speednik.engine.stage_list import put_stage, stage_list
@@ -274,11 +272,10 @@ class SpeednikVectorEnv(VectorEnv):
         self._f = np.zeros((n, NUM_F), np.float64)
         self._s = np.zeros((n, NUM_S), np.int64)
         self._gone = np.zeros((n, max(width, 1)), np.uint8)
-        self._flights = (
-            np.zeros((n, NUM_F)), np.zeros((n, NUM_S), np.int64),
-            np.zeros((n, NUM_F)), np.zeros((n, NUM_S), np.int64), np.zeros((n, 5)),
-            np.zeros((n, 3 * AIR_KEPT * FLIGHT_F)),
-            np.zeros((n, 3 * AIR_KEPT * FLIGHT_S), np.int64), np.zeros((n, 3, 3)))
+        # An episode's flight_scratch, a row per sub-environment.
+        self._flights = tuple(
+            np.zeros((n,) + a.shape, a.dtype)
+            for a in flight_scratch(np.zeros(NUM_F), np.zeros(NUM_S, np.int64)))
         self._rstate = np.zeros((n, R_SUMS + len(self._ids)), np.float64)
         self._scratch = np.zeros((n, OBS_WIDEST), np.float32)
         self._events = np.zeros((n, MAX_EVENTS, EVENT_WIDTH), np.float64)

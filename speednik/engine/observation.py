@@ -799,20 +799,34 @@ PLAN_BRAKE = 2
 AIR_KEPT = 16
 
 
+# How many states the later plans ran to are kept, the latest ones: a
+# decision finds its player where one of them ran to when it ran on as
+# they did, `later` frames after the decision that played them. Two keep
+# those of "stride" (two frames on) deciding every frame as well as
+# every other.
+RUN_KEPT = 2
+# A kept state's row of memo: the rule's key (0: none), full, hop,
+# full_room, hop_room.
+MEMO_WIDTH = 5
+
+
 @njit(cache=True)
 def flight_scratch(f, s):
     """What the flights of "landing" are played on, one per episode: copies
-    of the player (fly_f, fly_s), the player after the frame of running on
-    of the later plans (run_f, run_s), and memo: whether those hold a state
-    the later plans were played from, and what they gave (full, hop, and
-    for "room" full_room, hop_room); then, for each plan of the player's
+    of the player (fly_f, fly_s), the states the later plans were played
+    from (run_f, run_s: RUN_KEPT rows each), and memo: in its first row,
+    column 0, the row of run_f the next later plans are kept in, then a
+    row per kept state: the rule's key it was played by (0: none yet),
+    and what it gave (full, hop, and for "room" full_room, hop_room);
+    then, for each plan of the player's
     own state (PLAN_HOP, PLAN_FULL, PLAN_BRAKE), the states of the first
     AIR_KEPT frames of its last flight (air_f, air_s: rows of FLIGHT_F and
     FLIGHT_S values, plan by plan), and air_memo: the
     rule it was played by + 1 (0: none yet), its value, and the frame of
     its loop it ended on."""
-    return (np.empty_like(f), np.empty_like(s), np.empty_like(f), np.empty_like(s),
-            np.zeros(5), np.empty(3 * AIR_KEPT * FLIGHT_F),
+    return (np.empty_like(f), np.empty_like(s), np.empty((RUN_KEPT, len(f))),
+            np.empty((RUN_KEPT, len(s)), s.dtype), np.zeros((1 + RUN_KEPT, MEMO_WIDTH)),
+            np.empty(3 * AIR_KEPT * FLIGHT_F),
             np.empty(3 * AIR_KEPT * FLIGHT_S, s.dtype), np.zeros((3, 3)))
 
 
@@ -847,8 +861,16 @@ def _remembered_flight(st, f, s, left, right, jump, rule, plan, flights):
 
 
 @frame_jit
-def _is_run_state(f, s, run_f, run_s):
-    return _is_kept_state(f, s, run_f, run_s, 0)
+def _kept_run(f, s, run_f, run_s, memo, wanted, landing):
+    """The row of memo (1 to RUN_KEPT) whose later plans were played from
+    this player's state by this rule (landing: "landing", whose values
+    with rooms serve it without), or 0."""
+    for j in range(RUN_KEPT):
+        key = memo[1 + j, 0]
+        if (key >= wanted if landing else key == wanted) \
+                and _is_kept_state(f, s, run_f[j], run_s[j], 0):
+            return 1 + j
+    return 0
 
 
 @leaf_jit
@@ -897,10 +919,11 @@ def landing_values(st, f, s, out, flights, room, rule, later, fast):
     `speednik.observation.onward.onward_values` instead.
 
     A flight is a function of the player's state alone (the terrain does
-    not change), so when this frame's player is the one last frame's
-    later plans started from (it ran on, as they did), their results are
-    this frame's full and hop, equal to playing them again; running
-    toward a pit, that is two flights of five saved. The later plans run
+    not change), so when this frame's player is one that the later plans
+    of one of the last RUN_KEPT decisions on the ground started from (it
+    ran on, as they did), their results are this frame's full and hop,
+    equal to playing them again; running toward a pit, that is two
+    flights of five saved, deciding every frame or every other. The later plans run
     on for `later` frames ("stride": two) before they press jump. With
     `fast` ("reach") the flights are played whenever the player moves
     across faster than TOP_SPEED, whatever lies in view. By "footing" and
@@ -922,18 +945,17 @@ def landing_values(st, f, s, out, flights, room, rule, later, fast):
             out[k + i] = 0.0
         return
     flying = _flying(s)
-    # memo[0]: 0 nothing kept, 1 the lands values, 2 the rooms too, -1
-    # the values of "footing", -2 those of "onward" and "stride" (each
-    # rule's kept for itself alone; whatever frames the later plans ran on
-    # for, they are the flights of the state they ran to, which run_f and
-    # run_s hold).
+    # A kept row's key: 1 the lands values, 2 the rooms too, -1 the values
+    # of "footing", -2 those of "onward" and "stride" (each rule's kept for
+    # itself alone; whatever frames the later plans ran on for, they are
+    # the flights of the state they ran to, which run_f and run_s hold).
     wanted = -float(rule) if rule != RULE_LANDING else (2.0 if room else 1.0)
-    kept = memo[0] == wanted if rule != RULE_LANDING else memo[0] >= wanted
-    if not flying and kept and _is_run_state(f, s, run_f, run_s):
-        full = memo[1]
-        hop = memo[2]
-        full_room = memo[3]
-        hop_room = memo[4]
+    row = 0 if flying else _kept_run(f, s, run_f, run_s, memo, wanted, rule == RULE_LANDING)
+    if row:
+        full = memo[row, 1]
+        hop = memo[row, 2]
+        full_room = memo[row, 3]
+        hop_room = memo[row, 4]
     elif rule != RULE_LANDING:
         full_room = hop_room = 0.0
         hop = _remembered_flight(st, f, s, False, True, False, rule, PLAN_HOP, flights)
@@ -964,18 +986,25 @@ def landing_values(st, f, s, out, flights, room, rule, later, fast):
         out[k + 3] = full
         out[k + 4] = hop
         return
+    # The later plans are kept in the row after the one kept last, so the
+    # RUN_KEPT latest are kept.
+    j = int(memo[0, 0])
+    memo[0, 0] = (j + 1) % RUN_KEPT
+    run_fj = run_f[j]
+    run_sj = run_s[j]
     for i in range(len(f)):
-        run_f[i] = f[i]
+        run_fj[i] = f[i]
     for i in range(len(s)):
-        run_s[i] = s[i]
+        run_sj[i] = s[i]
     for _ in range(later):
-        if _flying(run_s):
+        if _flying(run_sj):
             break
-        _ground_frame(st, run_f, run_s, False, True, False, False)
-    out[k + 3], memo[3] = _flight_room(st, run_f, run_s, False, True, True, fly_f, fly_s, room,
-                                       rule)
-    out[k + 4], memo[4] = _flight_room(st, run_f, run_s, False, True, False, fly_f, fly_s, room,
-                                       rule)
-    memo[0] = wanted
-    memo[1] = out[k + 3]
-    memo[2] = out[k + 4]
+        _ground_frame(st, run_fj, run_sj, False, True, False, False)
+    kept = memo[1 + j]
+    out[k + 3], kept[3] = _flight_room(st, run_fj, run_sj, False, True, True, fly_f, fly_s,
+                                       room, rule)
+    out[k + 4], kept[4] = _flight_room(st, run_fj, run_sj, False, True, False, fly_f, fly_s,
+                                       room, rule)
+    kept[0] = wanted
+    kept[1] = out[k + 3]
+    kept[2] = out[k + 4]

@@ -89,7 +89,7 @@ def _start(i, stages, start_f, start_s, ctrl, f, s, gone, flights, rstate):
     s[i, :] = start_s[slot]
     gone[i, :] = 0
     # What the flights remember (flight_scratch starts them at zero).
-    flights[4][i, :] = 0.0
+    flights[4][i, :, :] = 0.0
     flights[7][i, :, :] = 0.0
     reward_reset(rstate[i], s[i, S_DEAD] != 0, len(rstate[i]) - R_SUMS)
 

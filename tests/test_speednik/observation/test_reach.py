@@ -8,6 +8,8 @@ import pytest
 
 from speednik.constants import TOP_SPEED
 from speednik.engine import CompiledSim
+from speednik.engine.layout import S_ON_GROUND
+from speednik.engine.observation import FLIGHT_F, FLIGHT_S, RUN_KEPT
 from speednik.observation import (
     STRIDE_VALUES,
     extract_reach_observation,
@@ -140,3 +142,33 @@ def test_whole_episodes_over_reach_are_equal_on_both_engines(repeat):
 
 def test_values_stay_in_their_bounds_and_change_along_the_way():
     assert len(tails_within_bounds("reach", 5, seeds=(202, 10058))) >= 3
+
+
+def kept_later_plans_serve(compiled) -> bool:
+    """Whether the compiled sim's player, on the ground, is where the later
+    plans of one of the decisions it keeps ran on to."""
+    _, _, run_f, run_s, memo = compiled._flights[:5]
+    f, s = compiled.f, compiled.s
+    return bool(s[S_ON_GROUND]) and any(
+        memo[1 + j, 0] != 0 and np.array_equal(run_f[j, :FLIGHT_F], f[:FLIGHT_F])
+        and np.array_equal(run_s[j, :FLIGHT_S], s[:FLIGHT_S]) for j in range(RUN_KEPT))
+
+
+@pytest.mark.parametrize("stage", ["gen:expert:10022", "gen:expert:10058"])
+def test_deciding_every_frame_running_on_takes_the_later_plans_of_two_frames_before(stage):
+    # Running right and deciding every frame, the player reaches where the
+    # later plans of the decision two frames back ran on to: the engine
+    # keeps the last two decisions' plans, and what it reads from them is
+    # what playing the flights again reads.
+    sim = settled(load_stage(stage))
+    compiled = CompiledSim(sim)
+    served = 0
+    for frame in range(400):
+        if sim.player_dead or sim.goal_reached:
+            break
+        served += kept_later_plans_serve(compiled)
+        np.testing.assert_array_equal(compiled.observe("reach"), extract_reach_observation(sim),
+                                      err_msg=f"frame {frame}")
+        sim_step(sim, RUN)
+        compiled.step(RUN)
+    assert served >= 20
