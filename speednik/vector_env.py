@@ -522,8 +522,10 @@ class SpeednikVectorEnv(VectorEnv):
         in flight included, as data: `{"arrays": name -> ndarray, "meta":
         JSON-ready dict}`. `set_state` on an environment made with the same
         arguments continues exactly as this one would."""
+        # Not the flights' scratch: it only remembers flights already played
+        # (each a function of the player's state) so as not to play them
+        # again, and an environment goes on alike with it empty.
         arrays = {name[1:]: getattr(self, name).copy() for name in self._STATE_ARRAYS}
-        arrays.update({f"flights{i}": a.copy() for i, a in enumerate(self._flights)})
         meta = {"num_envs": self.num_envs, "was_reset": self._was_reset,
                 "keys": [None if k is None else int(k) for k in self._keys],
                 "next_keys": [None if k is None else int(k) for k in self._next_keys],
@@ -543,12 +545,8 @@ class SpeednikVectorEnv(VectorEnv):
         if n != self.num_envs or not (len(keys) == len(next_keys) == len(generators) == n):
             raise ValueError(f"the state holds {n} sub-environments, this environment "
                              f"{self.num_envs}")
-        names = [name[1:] for name in self._STATE_ARRAYS]
-        names += [f"flights{i}" for i in range(len(self._flights))]
-        for name in names:
-            ours = self._gone if name == "gone" else (
-                self._flights[int(name[7:])] if name.startswith("flights")
-                else getattr(self, "_" + name))
+        for name in (name[1:] for name in self._STATE_ARRAYS):
+            ours = self._gone if name == "gone" else getattr(self, "_" + name)
             theirs = np.asarray(arrays.get(name))
             fits = theirs.dtype == ours.dtype and (
                 theirs.shape[0] == n if name == "gone" else theirs.shape == ours.shape)
@@ -557,8 +555,9 @@ class SpeednikVectorEnv(VectorEnv):
                                  f"{ours.shape}")
         for name in self._STATE_ARRAYS:
             setattr(self, name, np.array(arrays[name[1:]]))
-        self._flights = tuple(np.array(arrays[f"flights{i}"])
-                              for i in range(len(self._flights)))
+        # Nothing played is remembered (a state may hold what an engine
+        # of another layout remembered: it is not read).
+        self._flights = tuple(np.zeros_like(a) for a in self._flights)
         self._was_reset = bool(meta["was_reset"])
         self._keys = list(keys)
         self._next_keys = list(next_keys)

@@ -24,8 +24,8 @@ def SB3VecEnv(*args, **kwargs):
 STAGES = "gen:medium:0-7"
 
 
-def _env(n: int = 6) -> SpeednikVectorEnv:
-    return SpeednikVectorEnv(n, STAGES, observation="terrain", max_steps=400,
+def _env(n: int = 6, observation: str = "terrain") -> SpeednikVectorEnv:
+    return SpeednikVectorEnv(n, STAGES, observation=observation, max_steps=400,
                              action_repeat=2, stall_frames=120, autoreset_mode="SameStep")
 
 
@@ -48,10 +48,13 @@ def _same(a: list, b: list) -> None:
                        for x, y in zip(f1, f2))
 
 
-def test_a_state_set_on_a_new_environment_continues_exactly():
+# "reach" plays flights and remembers them from one step to the next,
+# which the state leaves out: the new environment plays them again.
+@pytest.mark.parametrize("observation", ["terrain", "reach"])
+def test_a_state_set_on_a_new_environment_continues_exactly(observation):
     rng = np.random.default_rng(3)
     actions = rng.integers(0, 8, size=(400, 6))
-    env = _env()
+    env = _env(observation=observation)
     env.reset(seed=11)
     _play(env, actions[:150])
     state = env.get_state()
@@ -59,9 +62,24 @@ def test_a_state_set_on_a_new_environment_continues_exactly():
     # Episodes ended and new stages were drawn after the save point.
     assert sum(bool(t.any() or u.any()) for _, _, t, u, _ in after) > 0
 
-    other = _env()
+    other = _env(observation=observation)
     other.set_state(state)
     _same(after, _play(other, actions[150:]))
+
+
+def test_a_state_holding_the_flights_an_older_engine_remembered_continues_exactly():
+    # States once held the flights' scratch, shaped as that engine kept it.
+    rng = np.random.default_rng(4)
+    actions = rng.integers(0, 8, size=(200, 6))
+    env = _env(observation="reach")
+    env.reset(seed=2)
+    _play(env, actions[:100])
+    state = env.get_state()
+    state["arrays"].update({"flights2": np.full((6, 7), 3.0), "flights4": np.ones((6, 5))})
+    after = _play(env, actions[100:])
+    other = _env(observation="reach")
+    other.set_state(state)
+    _same(after, _play(other, actions[100:]))
 
 
 def test_a_state_of_another_size_is_refused():
