@@ -88,10 +88,19 @@ class PopulationVote(BaseAgent):
             member.reset()
 
 
-def run_genomes(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndarray]]:
-    """The run's configuration and its genomes by name: "the run's" (best.json),
+def last_action_repeat(ckpt, config: EvolutionConfig) -> int:
+    """The action repeat the checkpoint's last generation was scored at: a
+    run with `final_action_repeat` ends at that one, and its logbook says
+    which each generation played."""
+    repeat = ckpt.logbook[-1].get("action_repeat") if ckpt.logbook else None
+    return config.action_repeat if repeat in (None, "") else int(repeat)
+
+
+def run_genomes(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndarray], int]:
+    """The run's configuration, its genomes by name: "the run's" (best.json),
     "mean" (CMA-ES's, when the run has one), "hall of fame N" and
-    "population N" (the checkpoint's last generation)."""
+    "population N" (the checkpoint's last generation), and the action
+    repeat they were last scored at, which they are played at here."""
     ckpt = load_checkpoint(run_dir)
     config = EvolutionConfig.from_dict(ckpt.config)
     if not config.validation_stages:
@@ -105,7 +114,7 @@ def run_genomes(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndar
         genomes[f"hall of fame {i}"] = np.asarray(genome, dtype=np.float64)
     for i, (genome, _) in enumerate(ckpt.population):
         genomes[f"population {i}"] = np.asarray(genome, dtype=np.float64)
-    return config, genomes
+    return config, genomes, last_action_repeat(ckpt, config)
 
 
 def write_members(run_dir: str | Path, folder: str | Path) -> list[Path]:
@@ -122,7 +131,7 @@ def write_members(run_dir: str | Path, folder: str | Path) -> list[Path]:
                           observation=config.observation,
                           stages=list(config.stages), max_steps=config.max_steps,
                           stall_frames=config.stall_frames,
-                          action_repeat=config.action_repeat, fitness=None,
+                          action_repeat=last_action_repeat(ckpt, config), fitness=None,
                           generation=ckpt.generation, seed=config.seed, results={},
                           policy=config.policy_spec())
         paths.append(path)
@@ -141,21 +150,22 @@ def stage_sets(config: EvolutionConfig) -> dict[str, list[str]]:
     return sets
 
 
-def episode_settings(config: EvolutionConfig) -> RunnerConfig:
-    """The episodes the run played: its observation, frame limits and
-    decision interval."""
+def episode_settings(config: EvolutionConfig, repeat: int) -> RunnerConfig:
+    """The episodes the run's last generation played: its observation,
+    frame limits and decision interval (`repeat`)."""
     return RunnerConfig(observation=config.observation, max_steps=config.max_steps,
-                        stall_frames=config.stall_frames, action_repeat=config.action_repeat)
+                        stall_frames=config.stall_frames, action_repeat=repeat)
 
 
 def play(config: EvolutionConfig, genomes: dict[str, np.ndarray], sets: dict[str, list[str]],
-         workers: int) -> dict[str, dict[str, list[bool]]]:
+         repeat: int, workers: int) -> dict[str, dict[str, list[bool]]]:
     """genome name -> set name -> whether it finished each stage, played on
     the compiled engine with the run's episode settings."""
     policy = config.policy_spec()
     stages = [s for names in sets.values() for s in names]
     results = run_episodes([(policy.spec(g), s) for g in genomes.values() for s in stages],
-                           episode_settings(config), workers=workers, engine="compiled")
+                           episode_settings(config, repeat), workers=workers,
+                           engine="compiled")
     out: dict[str, dict[str, list[bool]]] = {}
     for i, name in enumerate(genomes):
         row = results[i * len(stages):(i + 1) * len(stages)]
@@ -167,7 +177,7 @@ def play(config: EvolutionConfig, genomes: dict[str, np.ndarray], sets: dict[str
 
 
 def vote_play(config: EvolutionConfig, genomes: dict[str, np.ndarray],
-              stages: list[str]) -> list[bool]:
+              stages: list[str], repeat: int) -> list[bool]:
     """Whether the population's vote finishes each of `stages` (readable
     engine, one process: the vote is an agent object, not a spec)."""
     policy = config.policy_spec()
@@ -175,7 +185,8 @@ def vote_play(config: EvolutionConfig, genomes: dict[str, np.ndarray],
                if name.startswith("population")]
     vote = PopulationVote(members, policy.observation)
     return [r.goal_reached
-            for r in run_episodes([(vote, s) for s in stages], episode_settings(config))]
+            for r in run_episodes([(vote, s) for s in stages],
+                                  episode_settings(config, repeat))]
 
 
 def rules(config: EvolutionConfig) -> dict[str, tuple[bool, list[str]]]:
@@ -242,12 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     centred: dict[str, list[float]] = {}
     for run_dir in args.runs:
         try:
-            config, genomes = run_genomes(run_dir)
+            config, genomes, repeat = run_genomes(run_dir)
         except ValueError as exc:   # CheckpointError and GenomeFileError among them
             print(f"{parser.prog}: error: {exc}", file=sys.stderr)
             return 1
         sets = stage_sets(config)
-        played = play(config, genomes, sets, args.workers)
+        played = play(config, genomes, sets, repeat, args.workers)
         population = [n for n in played if n.startswith("population")]
         validation = list(config.validation_stages)
         for key, set_names in (("validation", validation), ("six", ["six"]),
@@ -256,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
                               dtype=np.float64)
             centred.setdefault(key, []).extend(counts - counts.mean())
         print(f"{run_dir} (seed {config.seed}): {len(population)} genomes of its last "
-              f"generation, its hall of fame and mean, and its own genome")
+              f"generation, its hall of fame and mean, and its own genome, deciding "
+              f"every {repeat} frame{'s' if repeat > 1 else ''} as they were last scored")
         print(f"  {'designed stage':<16} {'finished by the population':>27}")
         for set_name in ("six", "held out", "built-in"):
             for i, stage in enumerate(sets[set_name]):
@@ -281,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{figures['six']:>3} {figures['held out']:>8} {figures['built-in']:>8}  {test}")
         if args.vote:
             designed = sets["six"] + sets["held out"] + sets["built-in"]
-            finished = vote_play(config, genomes, designed)
+            finished = vote_play(config, genomes, designed, repeat)
             six, held = len(sets["six"]), len(sets["held out"])
             figures = {"six": count(finished[:six]),
                        "held out": count(finished[six:six + held]),

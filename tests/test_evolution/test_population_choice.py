@@ -29,9 +29,9 @@ def small(**changes) -> EvolutionConfig:
 def test_a_run_s_genomes_are_its_own_its_mean_its_hall_of_fame_and_its_last_population(
         choice, tmp_path):
     evolve(small(), tmp_path / "run")
-    config, genomes = choice.run_genomes(tmp_path / "run")
+    config, genomes, repeat = choice.run_genomes(tmp_path / "run")
     ckpt = load_checkpoint(tmp_path / "run")
-    assert config.seed == 3
+    assert config.seed == 3 and repeat == config.action_repeat
     names = list(genomes)
     assert names[:2] == ["the run's", "mean"]
     assert sum(n.startswith("population") for n in names) == 6
@@ -40,6 +40,23 @@ def test_a_run_s_genomes_are_its_own_its_mean_its_hall_of_fame_and_its_last_popu
                           load_genome_file(tmp_path / "run" / "best.json").genome)
     assert np.array_equal(genomes["mean"], ckpt.search["arrays"]["centroid"])
     assert np.array_equal(genomes["population 5"], ckpt.population[5][0])
+
+
+def test_a_run_that_ended_deciding_every_frame_is_played_and_written_so(choice, tmp_path):
+    # The budget's last frames begin after the first generation, so the
+    # last population was scored deciding every frame, as best.json plays.
+    first = tmp_path / "first"
+    evolve(small(action_repeat=2, generations=1, max_frames=10 ** 8), first)
+    played = int(load_checkpoint(first).logbook[-1]["frames"])
+    run = tmp_path / "run"
+    evolve(small(action_repeat=2, max_frames=10 ** 8, final_action_repeat=1,
+                 final_frames=10 ** 8 - played), run)
+    config, _, repeat = choice.run_genomes(run)
+    assert config.action_repeat == 2
+    assert repeat == 1 == load_genome_file(run / "best.json").action_repeat
+    assert choice.episode_settings(config, repeat).action_repeat == 1
+    members = choice.write_members(run, tmp_path / "members")
+    assert {load_genome_file(p).action_repeat for p in members} == {1}
 
 
 def test_a_run_without_validation_is_refused_on_one_line(choice, tmp_path, capsys):
