@@ -16,7 +16,9 @@ mean. This plays all of them, and the run's own genome, on
 - the four hand-made stages held out (`handmade:heldout`), the three
   built-in stages and the run's test sets, which nothing is chosen on;
 
-and prints, per run, how many of the population finish each designed
+at the action repeat the run's last generation was scored at (a run
+with `final_action_repeat` ends deciding every frame), and prints, per
+run, how many of the population finish each designed
 stage, then which genome each rule of choice picks and how it plays:
 
 - "the run's": the run's own genome (chosen as the run chose it);
@@ -268,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
             centred.setdefault(key, []).extend(counts - counts.mean())
         print(f"{run_dir} (seed {config.seed}): {len(population)} genomes of its last "
               f"generation, its hall of fame and mean, and its own genome, deciding "
-              f"every {repeat} frame{'s' if repeat > 1 else ''} as they were last scored")
+              f"{'every frame' if repeat == 1 else f'every {repeat} frames'} as they "
+              f"were last scored")
         print(f"  {'designed stage':<16} {'finished by the population':>27}")
         for set_name in ("six", "held out", "built-in"):
             for i, stage in enumerate(sets[set_name]):
