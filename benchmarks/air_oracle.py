@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from runners.ends import changed_stages, ends_summary  # noqa: E402
 from runners.episode import EpisodeRunner  # noqa: E402
 from runners.genome_file import GenomeFileError, load_genome_file  # noqa: E402
 from speednik.actions import (ACTION_LEFT, ACTION_RIGHT, ACTION_RIGHT_JUMP,  # noqa: E402
@@ -37,7 +37,7 @@ from speednik.observation.footing import FOOTING_RULE  # noqa: E402
 from speednik.observation.landing import FlightRule, flight  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
 from speednik.stages import (StageError, certify_expert_stages, expand_stages,  # noqa: E402
-                             load_stage, stage_label)
+                             load_stage)
 
 # Standing this many frames is coming down: a touch of a ledge's lip on
 # the way into a pit is not.
@@ -85,11 +85,6 @@ def play(record, stages, steer: bool) -> tuple[list[str], int]:
     return ends, steered
 
 
-def summary(ends: list[str]) -> str:
-    rest = Counter(e for e in ends if e != "goal")
-    return (f"finished {ends.count('goal')} of {len(ends)}; the rest: "
-            + (", ".join(f"{n} {e}" for e, n in rest.most_common()) or "none"))
-
 
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(description=" ".join(__doc__.split("\n\n")[0].split()))
@@ -106,12 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error(str(exc))
     plain, _ = play(record, names, False)
     ends, changed = play(record, names, True)
-    print(f"as it is             {summary(plain)}")
-    print(f"steered in the air   {summary(ends)} ({changed} decisions steered)")
-    gained = [stage_label(n) for n, x, y in zip(names, plain, ends) if x != "goal" == y]
-    lost = [stage_label(n) for n, x, y in zip(names, plain, ends) if x == "goal" != y]
-    print(f"finished only steered: {', '.join(gained) or 'none'}; "
-          f"only as it is: {', '.join(lost) or 'none'}")
+    print(f"as it is             {ends_summary(plain)}")
+    print(f"steered in the air   {ends_summary(ends)} ({changed} decisions steered)")
+    print(f"finished only steered: {changed_stages(names, plain, ends)}")
     return 0
 
 

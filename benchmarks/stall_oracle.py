@@ -23,19 +23,19 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from runners.ends import changed_stages, ends_summary  # noqa: E402
 from runners.episode import DEFAULT_STALL_FRAMES, EpisodeRunner  # noqa: E402
 from runners.genome_file import GenomeFileError, load_genome_file  # noqa: E402
 from speednik.actions import ACTION_LEFT  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
 from speednik.observation.registry import get_observation  # noqa: E402
 from speednik.stages import (BUILTIN_STAGES, StageError, certify_expert_stages,  # noqa: E402
-                             expand_stages, load_stage, stage_label)
+                             expand_stages, load_stage)
 
 DEFAULT_STAGES = ("handmade:validation", "handmade:heldout", *BUILTIN_STAGES)
 # `stalled_for` counts the stall clock in these frames (its value is at most 1).
@@ -93,11 +93,6 @@ def play(record, stages: list[str], reflex: tuple[int, int] | None) -> tuple[lis
     return ends, taken
 
 
-def summary(ends: list[str]) -> str:
-    rest = Counter(e for e in ends if e != "goal")
-    return (f"finished {ends.count('goal')} of {len(ends)}; the rest: "
-            + (", ".join(f"{n} {e}" for e, n in rest.most_common()) or "none"))
-
 
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(description=" ".join(__doc__.split("\n\n")[0].split()))
@@ -127,15 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     except (GenomeFileError, StageError, ValueError) as exc:
         p.error(str(exc))
     plain, _ = play(record, names, None)
-    print(f"as it is                      {summary(plain)}")
+    print(f"as it is                      {ends_summary(plain)}")
     for back in a.back:
         ends, taken = play(record, names, (a.trigger, back))
-        print(f"back {back:>3} frames after {a.trigger:>3}  {summary(ends)} "
+        print(f"back {back:>3} frames after {a.trigger:>3}  {ends_summary(ends)} "
               f"({taken} reflexes)")
-        gained = [stage_label(n) for n, x, y in zip(names, plain, ends) if x != "goal" == y]
-        lost = [stage_label(n) for n, x, y in zip(names, plain, ends) if x == "goal" != y]
-        print(f"    finished only with it: {', '.join(gained) or 'none'}; "
-              f"only as it is: {', '.join(lost) or 'none'}")
+        print(f"    finished only with it: {changed_stages(names, plain, ends)}")
     return 0
 
 
