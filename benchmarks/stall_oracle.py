@@ -34,12 +34,11 @@ from runners.genome_file import GenomeFileError, load_genome_file  # noqa: E402
 from speednik.actions import ACTION_LEFT  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
 from speednik.observation.registry import get_observation  # noqa: E402
+from speednik.observation.stall import STALL_NORM  # noqa: E402
 from speednik.stages import (BUILTIN_STAGES, StageError, certify_expert_stages,  # noqa: E402
                              expand_stages, load_stage)
 
 DEFAULT_STAGES = ("handmade:validation", "handmade:heldout", *BUILTIN_STAGES)
-# `stalled_for` counts the stall clock in these frames (its value is at most 1).
-STALL_SCALE = 240
 
 
 class StallReflex:
@@ -65,7 +64,7 @@ class StallReflex:
 
     def get_action(self, obs) -> int:
         action = self.policy.get_action(obs)   # the genome's own state moves on alike
-        stalled = round(float(obs[self.at]) * STALL_SCALE)
+        stalled = round(float(obs[self.at]) * STALL_NORM)
         if stalled < self.trigger:
             self.armed = True
         elif self.armed:
@@ -93,7 +92,6 @@ def play(record, stages: list[str], reflex: tuple[int, int] | None) -> tuple[lis
     return ends, taken
 
 
-
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("run", type=Path, help="a run directory or its best.json")
@@ -108,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         record = load_genome_file(a.run)
         stall_frames = record.stall_frames or DEFAULT_STALL_FRAMES
-        if not 1 <= a.trigger < min(stall_frames, STALL_SCALE):
-            raise ValueError(f"--trigger must be from 1 to {min(stall_frames, STALL_SCALE) - 1} "
+        if not 1 <= a.trigger < min(stall_frames, STALL_NORM):
+            raise ValueError(f"--trigger must be from 1 to {min(stall_frames, STALL_NORM) - 1} "
                              f"frames (the stall clock ends the episode at {stall_frames}), "
                              f"got {a.trigger}")
         if min(a.back) < 1:
