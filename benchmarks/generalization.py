@@ -12,6 +12,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant imitation  started from a fit of the planner
     python benchmarks/generalization.py --variant start-shift  trained from moved starts
     python benchmarks/generalization.py --variant final-repeat  deciding every frame at the end
+    python benchmarks/generalization.py --variant runup  seeing how far back from its farthest x
 
 Each variant is a preset of `configs/` (`VARIANTS`), a whole run file:
 the recipe is `configs/recipe.toml`, the file the README runs. The
@@ -98,6 +99,9 @@ VARIANTS = {
     "final-repeat": (CONFIGS / "recipe-final-repeat.toml",
                      "the recipe deciding every frame for its last 120 M frames: scored, "
                      "validated and tested so, and its genome plays so"),
+    "runup": (CONFIGS / "recipe-runup.toml",
+              "the recipe over the runup observation: reach and how far behind its "
+              "farthest x the player is"),
 }
 # `make bench`: a few generations of CMA-ES on a small task and test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "

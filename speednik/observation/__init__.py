@@ -38,7 +38,9 @@ extends `pits`, as `landing` does):
   been on the ground two frames in a row: a one-frame touch of a ledge's
   lip is not a landing;
 - `behind` (61): reach plus the nearest spring behind the player, read
-  as the one ahead is.
+  as the one ahead is;
+- `runup` (56): reach plus how far behind the farthest x it has reached
+  the player is.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -119,6 +121,14 @@ from speednik.observation.room import (
     ROOM_VALUES,
     extract_room_observation,
 )
+from speednik.observation.runup import (
+    RUNUP_NAMES,
+    RUNUP_NORM,
+    RUNUP_OBS_DIM,
+    RUNUP_VALUES,
+    behind_farthest,
+    extract_runup_observation,
+)
 from speednik.observation.stall import (
     STALL_NAMES,
     STALL_NORM,
@@ -154,7 +164,8 @@ __all__ = [
     "extract_stride_observation", "REACH_VALUES", "extract_reach_observation",
     "STAND_FRAMES", "STAND_VALUES", "extract_stand_observation",
     "BEHIND_NAMES", "BEHIND_OBS_DIM", "BEHIND_VALUES", "extract_behind_observation",
-    "spring_behind",
+    "spring_behind", "RUNUP_NAMES", "RUNUP_NORM", "RUNUP_OBS_DIM", "RUNUP_VALUES",
+    "behind_farthest", "extract_runup_observation",
     "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",

@@ -19,6 +19,7 @@ from speednik.observation.onward import ONWARD_VALUES, extract_onward_observatio
 from speednik.observation.pits import PITS_VALUES, extract_pits_observation
 from speednik.observation.reach import REACH_VALUES, extract_reach_observation
 from speednik.observation.room import ROOM_VALUES, extract_room_observation
+from speednik.observation.runup import RUNUP_VALUES, extract_runup_observation
 from speednik.observation.stand import STAND_VALUES, extract_stand_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
 from speednik.observation.stride import STRIDE_VALUES, extract_stride_observation
@@ -140,6 +141,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "reach plus the nearest spring behind the player, as lookahead reads the one "
         "ahead: a spring passed on the way to a wall only it climbs",
         compiled_kind=14),
+    "runup": ObservationEncoder(
+        "runup", RUNUP_VALUES, extract_runup_observation,
+        "reach plus how far behind the farthest x it has reached the player is: how "
+        "long a run-up taken backwards has grown",
+        compiled_kind=15),
 }
 DEFAULT_OBSERVATION = "basic"
 

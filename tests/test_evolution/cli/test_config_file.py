@@ -293,6 +293,12 @@ def test_the_behind_preset_is_the_recipe_over_behind_with_skill_stages():
         observation="behind", stages=(*recipe.stages, "gen:skills:0-63"))
 
 
+def test_the_runup_preset_is_the_recipe_over_runup():
+    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    assert config_of("--config", CONFIGS / "recipe-runup.toml") == recipe.replace(
+        observation="runup")
+
+
 def test_the_imitation_preset_is_the_recipe_from_a_fit_on_its_stages_and_skill_stages():
     recipe = config_of("--config", CONFIGS / "recipe.toml")
     assert config_of("--config", CONFIGS / "recipe-imitation.toml") == recipe.replace(
