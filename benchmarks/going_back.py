@@ -1,0 +1,137 @@
+"""How often a genome goes back: the left presses of its play.
+
+    python benchmarks/going_back.py RUN_DIR [RUN_DIR ...] [--stage ...]
+                                    [--stalled-at 30]
+
+Where a genome stalls on a designed stage, the planner's way on mostly
+goes back first (`runners.replay --why`), and `--why` shows what the
+genome pressed in its last 240 frames there. Whether it ever goes back
+anywhere, at a stall or not, is what a new observation or training stage
+meant to teach the move has to change first, so this counts it. It plays
+each run's genome on the stages on the readable runner, as it was scored
+(its observation and action repeat), and prints, per run:
+
+- the decisions that pressed left (left or left+jump), of all it took;
+- of those, the ones taken while the stall clock (`stalled_for`, frames
+  since the farthest x last grew) read STALLED_AT frames or more, where
+  an observation has it;
+- the episodes that pressed left at 10 decisions or more, and how many of
+  them reached the goal.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from runners.episode import EpisodeRunner  # noqa: E402
+from runners.genome_file import GenomeFileError, load_genome_file  # noqa: E402
+from speednik.actions import ACTION_LEFT, ACTION_LEFT_JUMP  # noqa: E402
+from speednik.cli import OneLineParser  # noqa: E402
+from speednik.observation.registry import get_observation  # noqa: E402
+from speednik.observation.stall import STALL_NORM  # noqa: E402
+from speednik.stages import (BUILTIN_STAGES, StageError, certify_expert_stages,  # noqa: E402
+                             expand_stages, load_stage)
+
+DEFAULT_STAGES = ("handmade:validation", "handmade:heldout", *BUILTIN_STAGES,
+                  "gen:skills:1000-1099")
+# Decisions pressing left that make an episode one that went back.
+WENT_BACK = 10
+LEFT = (ACTION_LEFT, ACTION_LEFT_JUMP)
+
+
+@dataclass
+class Presses:
+    """What a genome pressed over the stages played."""
+
+    decisions: int = 0
+    left: int = 0
+    left_stalled: int = 0
+    episodes: int = 0
+    went_back: int = 0
+    went_back_finished: int = 0
+
+
+class Counting:
+    """The genome's policy, counting its left presses in one episode."""
+
+    def __init__(self, policy, clock_at: int | None, stalled_at: int) -> None:
+        self.policy, self.clock_at, self.stalled_at = policy, clock_at, stalled_at
+        self.reset()
+
+    def reset(self) -> None:
+        self.policy.reset()
+        self.decisions = self.left = self.left_stalled = 0
+
+    def get_action(self, obs) -> int:
+        action = self.policy.get_action(obs)
+        self.decisions += 1
+        if action in LEFT:
+            self.left += 1
+            if self.clock_at is not None and \
+                    round(float(obs[self.clock_at]) * STALL_NORM) >= self.stalled_at:
+                self.left_stalled += 1
+        return action
+
+
+def count(record, stages: list[str], stalled_at: int) -> Presses:
+    names = get_observation(record.observation).feature_names
+    clock_at = names.index("stalled_for") if "stalled_for" in names else None
+    presses = Presses()
+    for stage in stages:
+        runner = EpisodeRunner(stage, observation=record.observation,
+                               max_steps=record.max_steps, stall_frames=record.stall_frames,
+                               action_repeat=record.action_repeat)
+        agent = Counting(record.policy(), clock_at, stalled_at)
+        end = runner.run_episode(agent).done_reason
+        presses.decisions += agent.decisions
+        presses.left += agent.left
+        presses.left_stalled += agent.left_stalled
+        presses.episodes += 1
+        if agent.left >= WENT_BACK:
+            presses.went_back += 1
+            presses.went_back_finished += end == "goal"
+    return presses
+
+
+def line(run: Path, p: Presses, stalled_at: int, has_clock: bool) -> str:
+    stalled = (f" ({p.left_stalled} with the stall clock at {stalled_at} frames or more)"
+               if has_clock else " (no stall clock in its observation)")
+    return (f"{run}: {p.episodes} stages; left pressed at {p.left} of {p.decisions} "
+            f"decisions{stalled}; {p.went_back} episodes pressed left at {WENT_BACK} "
+            f"decisions or more, {p.went_back_finished} of them to the goal")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = OneLineParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    p.add_argument("runs", type=Path, nargs="+", help="run directories or their best.json")
+    p.add_argument("--stage", nargs="+", default=list(DEFAULT_STAGES),
+                   help="the stages played (default: the six hand-made stages, the four "
+                        "held out, the three built-in ones and 100 skill test stages)")
+    p.add_argument("--stalled-at", type=int, default=30,
+                   help="stall clock frames from which a left press counts as taken at a "
+                        "stall (default 30)")
+    a = p.parse_args(argv)
+    try:
+        if not 1 <= a.stalled_at <= STALL_NORM:
+            raise ValueError(f"--stalled-at must be from 1 to {STALL_NORM} frames, "
+                             f"got {a.stalled_at}")
+        records = [load_genome_file(run) for run in a.runs]
+        names = expand_stages(a.stage)
+        certify_expert_stages(names, workers=os.cpu_count() or 1)
+        for name in names:
+            load_stage(name)
+    except (GenomeFileError, StageError, ValueError) as exc:
+        p.error(str(exc))
+    for run, record in zip(a.runs, records):
+        has_clock = "stalled_for" in get_observation(record.observation).feature_names
+        print(line(run, count(record, names, a.stalled_at), a.stalled_at, has_clock))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
