@@ -120,6 +120,7 @@ class SpeednikEnv(gymnasium.Env):
     | reach       | (55,) |
     | stand       | (55,) |
     | behind      | (61,) |
+    | runup       | (56,) |
 
     The 12 values of "basic" are x, y, x_vel, y_vel, on_ground,
     ground_speed, is_rolling, facing_right, angle, max_x, goal_dx and time.
