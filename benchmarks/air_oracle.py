@@ -36,8 +36,7 @@ from speednik.actions import (ACTION_LEFT, ACTION_RIGHT, ACTION_RIGHT_JUMP,  # n
 from speednik.observation.footing import FOOTING_RULE  # noqa: E402
 from speednik.observation.landing import FlightRule, flight  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
-from speednik.stages import (StageError, certify_expert_stages, expand_stages,  # noqa: E402
-                             load_stage)
+from speednik.stages import StageError, playable_stages  # noqa: E402
 
 # Standing this many frames is coming down: a touch of a ledge's lip on
 # the way into a pit is not.
@@ -93,10 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     try:
         record = load_genome_file(a.run)
-        names = expand_stages(a.stage)
-        certify_expert_stages(names, workers=os.cpu_count() or 1)
-        for name in names:
-            load_stage(name)
+        names = playable_stages(a.stage, workers=os.cpu_count() or 1)
     except (GenomeFileError, StageError) as exc:
         p.error(str(exc))
     plain, _ = play(record, names, False)

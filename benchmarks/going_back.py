@@ -34,8 +34,7 @@ from speednik.actions import ACTION_LEFT, ACTION_LEFT_JUMP  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
 from speednik.observation.registry import get_observation  # noqa: E402
 from speednik.observation.stall import STALL_NORM  # noqa: E402
-from speednik.stages import (BUILTIN_STAGES, StageError, certify_expert_stages,  # noqa: E402
-                             expand_stages, load_stage)
+from speednik.stages import BUILTIN_STAGES, StageError, playable_stages  # noqa: E402
 
 DEFAULT_STAGES = ("handmade:validation", "handmade:heldout", *BUILTIN_STAGES,
                   "gen:skills:1000-1099")
@@ -121,10 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--stalled-at must be from 1 to {STALL_NORM} frames, "
                              f"got {a.stalled_at}")
         records = [load_genome_file(run) for run in a.runs]
-        names = expand_stages(a.stage)
-        certify_expert_stages(names, workers=os.cpu_count() or 1)
-        for name in names:
-            load_stage(name)
+        names = playable_stages(a.stage, workers=os.cpu_count() or 1)
     except (GenomeFileError, StageError, ValueError) as exc:
         p.error(str(exc))
     for run, record in zip(a.runs, records):

@@ -35,8 +35,7 @@ from speednik.actions import ACTION_LEFT  # noqa: E402
 from speednik.cli import OneLineParser  # noqa: E402
 from speednik.observation.registry import get_observation  # noqa: E402
 from speednik.observation.stall import STALL_NORM  # noqa: E402
-from speednik.stages import (BUILTIN_STAGES, StageError, certify_expert_stages,  # noqa: E402
-                             expand_stages, load_stage)
+from speednik.stages import BUILTIN_STAGES, StageError, playable_stages  # noqa: E402
 
 DEFAULT_STAGES = ("handmade:validation", "handmade:heldout", *BUILTIN_STAGES)
 
@@ -113,10 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         if min(a.back) < 1:
             raise ValueError(f"--back must be 1 frame or more, got {min(a.back)}")
         StallReflex(record.policy(), record.observation, record.action_repeat, 1, 1)
-        names = expand_stages(a.stage)
-        certify_expert_stages(names, workers=os.cpu_count() or 1)
-        for name in names:
-            load_stage(name)
+        names = playable_stages(a.stage, workers=os.cpu_count() or 1)
     except (GenomeFileError, StageError, ValueError) as exc:
         p.error(str(exc))
     plain, _ = play(record, names, None)

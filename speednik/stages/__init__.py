@@ -320,6 +320,17 @@ def certify_expert_stages(names: Iterable[object], workers: int,
             before += len(kind_seeds)
 
 
+def playable_stages(specs: Iterable[str], workers: int) -> list[str]:
+    """`expand_stages(specs)`, its expert, skill and place stages certified
+    in `workers` processes and every stage built once, so that a name
+    that names no stage raises StageError before anything is played."""
+    names = expand_stages(specs)
+    certify_expert_stages(names, workers)
+    for name in names:
+        load_stage(name)
+    return names
+
+
 def load_stage(name: str | os.PathLike[str]) -> Stage:
     """A built-in stage by name, a stage from a profile file's path, or a
     generated stage named `gen:DIFFICULTY:SEED`."""
@@ -332,7 +343,7 @@ def generate_stage(seed: int, difficulty: str | int = "medium") -> Stage:
 
 
 __all__ = [
-    "Stage", "StageError", "UnknownStageError", "load_stage", "list_stages",
+    "Stage", "StageError", "UnknownStageError", "load_stage", "playable_stages", "list_stages",
     "handmade_stages", "HANDMADE_DIR", "handmade_heldout_stages", "HANDMADE_HELDOUT_DIR",
     "generate_stage", "load_profile", "build_stage", "generate_profile",
     "certify_expert_stages", "shifted_name", "split_shift",

@@ -253,3 +253,13 @@ def test_a_run_validates_on_a_hand_made_set_weighed_as_one(tmp_path):
                       "handmade:nope", "--generations", "1", "--out", tmp_path / "x")
     assert refused.returncode == 2 and "handmade:validation or handmade:heldout" in \
         refused.stderr.strip().splitlines()[-1]
+
+
+def test_playable_stages_are_the_sets_expanded_each_built_before_any_play():
+    from speednik.stages import StageError, playable_stages
+
+    names = playable_stages(["gen:easy:0-1", "hillside", "handmade:heldout"], workers=1)
+    assert names == expand_stages(["gen:easy:0-1", "hillside", "handmade:heldout"])
+    assert len(names) == 2 + 1 + 4
+    with pytest.raises(StageError, match="nowhere"):
+        playable_stages(["hillside", "nowhere"], workers=1)
