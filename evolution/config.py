@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
-from evolution.imitation.fit import IMITATION_FAMILIES
+from evolution.imitation.fit import IMITATION_FAMILIES, MAX_BACK_WEIGHT
 from evolution.scheduler_address import check_scheduler
 from evolution.strategies.registry import (
     STRATEGIES,
@@ -124,6 +124,10 @@ class EvolutionConfig:
     # stages seldom ask for can be imitated on stages that ask for them,
     # without the search's fitness playing those.
     imitation_stages: tuple[str, ...] = ()
+    # How many times an example that presses left (left or left+jump)
+    # counts in the fit: going back is rare among the planner's presses
+    # and the fit averages it away (1: as any other example).
+    imitation_back_weight: float = 1.0
 
     def __post_init__(self) -> None:
         for key in STAGE_LISTS:
@@ -275,11 +279,21 @@ class EvolutionConfig:
                 or self.imitation < 0:
             raise ConfigError(f"imitation must be a whole number >= 0 (rounds; 0: none), "
                               f"got {self.imitation!r}")
+        weight = self.imitation_back_weight
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) \
+                or not 1 <= weight <= MAX_BACK_WEIGHT:
+            raise ConfigError(f"imitation_back_weight must be a number from 1 to "
+                              f"{MAX_BACK_WEIGHT:g} (times a left press counts in the fit), "
+                              f"got {weight!r}")
         if not self.imitation:
             if self.imitation_stages:
                 raise ConfigError("--imitation-stage names the stages imitated, so it needs "
                                   "--imitation ROUNDS >= 1; accepted: --imitation 0 "
                                   "without it")
+            if weight != 1:
+                raise ConfigError("--imitation-back-weight weighs the examples imitated, so "
+                                  "it needs --imitation ROUNDS >= 1; accepted: --imitation 0 "
+                                  "with --imitation-back-weight 1")
             return
         if self.policy not in IMITATION_FAMILIES:
             raise ConfigError(

@@ -50,7 +50,8 @@ FAMILY_SETTINGS = tuple(dict.fromkeys(
 
 # Each setting's table, in the order a written file gives them; a
 # method's own settings follow "algorithm", "population",
-# "hall_of_fame", "imitation" and "imitation_stages" in [method].
+# "hall_of_fame", "imitation", "imitation_stages" and
+# "imitation_back_weight" in [method].
 TABLES: dict[str, tuple[str, ...]] = {
     "task": ("stages", "stages_per_generation", "always_stages", "stage_draw",
              "start_shift",
@@ -58,7 +59,8 @@ TABLES: dict[str, tuple[str, ...]] = {
              "observation", "action_repeat", "final_action_repeat", "max_steps",
              "stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
-    "method": ("algorithm", "population", "hall_of_fame", "imitation", "imitation_stages"),
+    "method": ("algorithm", "population", "hall_of_fame", "imitation", "imitation_stages",
+               "imitation_back_weight"),
     "budget": ("generations", "max_frames", "starts", "start_frames", "final_frames"),
     "run": ("seed", "workers", "engine", "scheduler", "checkpoint_every"),
 }
@@ -186,6 +188,15 @@ def _whole(minimum: int | None) -> Callable[[Any], Any]:
     return check
 
 
+def _number(minimum: float) -> Callable[[Any], Any]:
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not value >= minimum:
+            raise ValueError(f"must be a number >= {minimum:g}, got {_shown(value)}")
+        return float(value)
+    return check
+
+
 def _choice(choices: Callable[[], tuple[str, ...] | list[str]]) -> Callable[[Any], Any]:
     def check(value: Any) -> str:
         accepted = tuple(choices())
@@ -233,7 +244,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "policy": _choice(list_policies),
     "algorithm": _choice(list_strategies), "population": _whole(2),
     "hall_of_fame": _whole(1), "imitation": _whole(0),
-    "imitation_stages": _stages(True),
+    "imitation_stages": _stages(True), "imitation_back_weight": _number(1.0),
     "generations": _whole(0), "max_frames": _whole(1),
     "starts": _whole(1), "start_frames": _whole(1),
     "seed": _whole(None), "workers": _whole(1), "engine": _choice(lambda: ENGINES),

@@ -192,6 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the stages --imitation fits on (same forms as --stage; default: the "
              "training stages), e.g. gen:skills:0-63 for moves the training stages "
              "seldom ask for; the search's fitness never plays them")
+    opt("--imitation-back-weight", type=float, metavar="X",
+        help="how many times an example that presses left (left or left+jump) counts "
+             "in the --imitation fit: going back is rare among the planner's presses "
+             "and the fit averages it away (default: 1, as any other; from 1 to 100)")
     for name, (entries, setting) in all_settings().items():
         own[entries[0].name].add_argument(
             setting.flag, dest=setting.name, type=int if setting.whole else float,

@@ -25,6 +25,9 @@ LEARNING_RATE = 3e-3
 # step (CMA-ES's 0.15) moves them by.
 WEIGHT_DECAY = 1e-4
 BETAS = (0.9, 0.999)
+# The most an example's weight may stand above another's: beyond it a
+# handful of examples would be the whole fit.
+MAX_BACK_WEIGHT = 100.0
 
 
 def initial_genome(obs_dim: int, hidden: int | None, rng: np.random.Generator) -> np.ndarray:
@@ -56,8 +59,9 @@ def scores(genome: np.ndarray, x: np.ndarray, hidden: int | None) -> np.ndarray:
 
 
 def _gradients(layers: list[np.ndarray], x: np.ndarray, y: np.ndarray,
-               hidden: int | None) -> list[np.ndarray]:
-    """Gradients of the mean cross-entropy over the batch, by layer."""
+               w_ex: np.ndarray | None, hidden: int | None) -> list[np.ndarray]:
+    """Gradients of the mean cross-entropy over the batch, by layer; with
+    `w_ex`, each example's term weighted by it."""
     if hidden is None:
         w, b = layers
         h = x
@@ -70,7 +74,7 @@ def _gradients(layers: list[np.ndarray], x: np.ndarray, y: np.ndarray,
     p = np.exp(z)
     p /= p.sum(axis=1, keepdims=True)
     p[np.arange(len(y)), y] -= 1.0
-    g = p / len(y)
+    g = p / len(y) if w_ex is None else p * (w_ex / len(y))[:, None]
     if hidden is None:
         return [g.T @ h + WEIGHT_DECAY * w, g.sum(axis=0)]
     gh = (g @ w2) * (1.0 - h * h)
@@ -79,13 +83,19 @@ def _gradients(layers: list[np.ndarray], x: np.ndarray, y: np.ndarray,
 
 
 def fit_policy(genome: np.ndarray, x: np.ndarray, y: np.ndarray, hidden: int | None,
-               rng: np.random.Generator, epochs: int = EPOCHS) -> np.ndarray:
+               rng: np.random.Generator, epochs: int = EPOCHS,
+               weights: np.ndarray | None = None) -> np.ndarray:
     """`genome` (a copy) fitted to choose action `y[i]` on observation
     `x[i]`: `epochs` passes over the examples in an order drawn from
-    `rng`."""
+    `rng`; with `weights`, example i's error counts `weights[i]` times
+    (a weight of 1 for all: the fit without weights)."""
     if len(x) != len(y) or len(y) == 0:
         raise ValueError(f"fitting needs as many actions as observations, at least one; "
                          f"got {len(x)} observations and {len(y)} actions")
+    if weights is not None and (len(weights) != len(y) or not np.all(np.asarray(weights) > 0)):
+        raise ValueError(f"fitting needs one weight > 0 per example; got {len(weights)} "
+                         f"weights for {len(y)} examples")
+    w_ex = None if weights is None else np.asarray(weights, dtype=np.float64)
     genome = np.array(genome, dtype=np.float64)
     layers = _views(genome, x.shape[1], hidden)
     first = [np.zeros_like(v) for v in layers]
@@ -98,7 +108,8 @@ def fit_policy(genome: np.ndarray, x: np.ndarray, y: np.ndarray, hidden: int | N
             batch = order[start:start + BATCH]
             step += 1
             for v, m, s, g in zip(layers, first, second,
-                                  _gradients(layers, x[batch], y[batch], hidden)):
+                                  _gradients(layers, x[batch], y[batch],
+                                             None if w_ex is None else w_ex[batch], hidden)):
                 m *= b1
                 m += (1 - b1) * g
                 s *= b2

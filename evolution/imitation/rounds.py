@@ -22,6 +22,7 @@ from evolution.imitation.fit import (
     initial_genome,
 )
 from evolution.imitation.labels import LabelTask, label
+from speednik.actions import ACTION_LEFT, ACTION_LEFT_JUMP
 from runners.parallel import run_episodes
 from runners.pool import EpisodePool
 from runners.runner_config import RunnerConfig
@@ -33,13 +34,15 @@ class ImitationError(ValueError):
 
 @dataclass(frozen=True)
 class Round:
-    """What one round did: its examples so far, the fit's accuracy on
+    """What one round did: its examples so far and how many of them press
+    left (a run-up taken backwards, mostly), the fit's accuracy on
     them, how many stages the player of the round finished (the planner
     in round 1, the last fit after), how many the new fit finishes, and
     which round's fit is the best so far (the one kept)."""
 
     number: int
     examples: int
+    back: int
     accuracy: float
     goals: int
     stages: int
@@ -52,9 +55,24 @@ class Round:
         kept = ("the best so far" if self.best == self.number
                 else f"round {self.best}'s fit stays the best")
         return (f"imitation round {self.number}: {who} finished {self.goals} of "
-                f"{self.stages} stages; fitted to {self.examples} examples "
-                f"({self.accuracy:.1%} matched), the fit finishes {self.fit_goals} "
+                f"{self.stages} stages; fitted to {self.examples} examples, "
+                f"{self.back} of them pressing left ({self.accuracy:.1%} matched), the fit finishes {self.fit_goals} "
                 f"({kept}), in {self.seconds:.0f} s")
+
+
+def _presses_left(actions: np.ndarray) -> np.ndarray:
+    return (actions == ACTION_LEFT) | (actions == ACTION_LEFT_JUMP)
+
+
+def back_weights(actions: np.ndarray, weight: float) -> np.ndarray | None:
+    """Each example's weight in the fit: `weight` where it presses left
+    (left or left+jump), 1 elsewhere, scaled to a mean of 1 so that the
+    fit's step size stays that of an unweighted one; None when `weight`
+    is 1 (no weights)."""
+    if weight == 1:
+        return None
+    w = np.where(_presses_left(actions), float(weight), 1.0)
+    return w / w.mean()
 
 
 def imitate(config, rounds: int, *, workers: int | None = None,
@@ -102,7 +120,8 @@ def imitate(config, rounds: int, *, workers: int | None = None,
                     f"imitated within max_steps ({config.max_steps} frames), so there is "
                     f"nothing to imitate; accepted: stages it finishes (a longer "
                     f"--max-steps, other --imitation-stage), or --imitation 0")
-            genome = fit_policy(genome, x, y, hidden, rng)
+            genome = fit_policy(genome, x, y, hidden, rng,
+                                weights=back_weights(y, config.imitation_back_weight))
             finished = [r.goal_reached for r in run_episodes(
                 [(policy.spec(genome), stage) for stage in stages], played,
                 workers=workers, engine="compiled")]
@@ -110,7 +129,7 @@ def imitate(config, rounds: int, *, workers: int | None = None,
             if fit_goals >= best_goals:
                 best, best_goals, best_round = genome, fit_goals, number
             if report is not None:
-                report(Round(number, len(y), accuracy(genome, x, y, hidden),
-                             goals, len(stages), time.perf_counter() - t0, fit_goals,
-                             best_round))
+                report(Round(number, len(y), int(_presses_left(y).sum()),
+                             accuracy(genome, x, y, hidden), goals, len(stages),
+                             time.perf_counter() - t0, fit_goals, best_round))
     return policy.check(best)

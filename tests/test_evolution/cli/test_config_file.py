@@ -19,6 +19,7 @@ from evolution.cli.run_options import build_parser, config_from_args
 from evolution.config import EvolutionConfig
 from evolution.config_file import (
     CONFIG_TOML_NAME,
+    ConfigFileError,
     TABLES,
     config_toml,
     read_config_file,
@@ -360,6 +361,16 @@ def test_imitation_is_a_method_setting_of_a_file_and_of_the_command_line(tmp_pat
     assert config_of("--config", with_stages).imitation_stages == ("gen:skills:0-3",)
     assert config_of("--config", with_stages, "--imitation-stage",
                      "gen:skills:4").imitation_stages == ("gen:skills:4",)
+    weighted = tmp_path / "weighted.toml"
+    weighted.write_text(path.read_text() + 'imitation_back_weight = 8\n')
+    assert config_of("--config", weighted).imitation_back_weight == 8.0
+    assert config_of("--config", weighted, "--imitation-back-weight",
+                     "2.5").imitation_back_weight == 2.5
+    bad = tmp_path / "bad.toml"
+    bad.write_text(path.read_text() + 'imitation_back_weight = "many"\n')
+    with pytest.raises(ConfigFileError, match="imitation_back_weight in \\[method\\] must be "
+                                              "a number >= 1, got 'many'"):
+        read_config_file(bad)
 
 
 @pytest.mark.parametrize("method", ["ga", "cmaes", "openai-es", "neat"])

@@ -66,3 +66,33 @@ def test_no_examples_is_refused():
     with pytest.raises(ValueError, match="at least one"):
         fit_policy(np.zeros(56), np.zeros((0, 6)), np.zeros(0, np.int64), None,
                    np.random.default_rng(0))
+
+
+def test_weights_decide_between_examples_that_contradict_each_other():
+    """Where the same observations are labelled right nine times in ten
+    and left once, the fit presses right; counted twenty times, the left
+    examples win."""
+    rng = np.random.default_rng(4)
+    x = np.tile(rng.normal(size=(1, 5)), (2000, 1)) + rng.normal(0.0, 0.01, (2000, 5))
+    y = np.where(rng.random(2000) < 0.1, 1, 2)
+    start = initial_genome(5, 4, np.random.default_rng(0))
+    plain = fit_policy(start, x, y, 4, np.random.default_rng(1), epochs=200)
+    weights = np.where(y == 1, 20.0, 1.0)
+    weighted = fit_policy(start, x, y, 4, np.random.default_rng(1), epochs=200,
+                          weights=weights / weights.mean())
+    assert (scores(plain, x, 4).argmax(axis=1) == 2).all()
+    assert (scores(weighted, x, 4).argmax(axis=1) == 1).all()
+    even = fit_policy(start, x, y, 4, np.random.default_rng(1), epochs=200,
+                      weights=np.ones(len(y)))
+    assert np.allclose(even, plain, rtol=0, atol=1e-9)
+
+
+def test_weights_must_be_one_per_example_and_positive():
+    x, y = _examples(n=20)
+    start = initial_genome(6, None, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="one weight > 0 per example; got 19 weights for "
+                                         "20 examples"):
+        fit_policy(start, x, y, None, np.random.default_rng(0), weights=np.ones(19))
+    with pytest.raises(ValueError, match="one weight > 0 per example"):
+        fit_policy(start, x, y, None, np.random.default_rng(0),
+                   weights=np.r_[0.0, np.ones(19)])

@@ -14,7 +14,13 @@ from evolution.loop.evolve import evolve
 from evolution.loop.starts import new_strategy
 from evolution.strategies.registry import get_strategy
 from runners.genome_file import load_genome_file
-from speednik.actions import ACTION_NOOP, ACTION_RIGHT, NUM_ACTIONS
+from speednik.actions import (
+    ACTION_LEFT,
+    ACTION_LEFT_JUMP,
+    ACTION_NOOP,
+    ACTION_RIGHT,
+    NUM_ACTIONS,
+)
 from stage_fixtures import write_flat_profile
 
 
@@ -138,3 +144,44 @@ def test_imitation_stages_are_the_ones_fitted_on_when_given():
 def test_stages_the_planner_cannot_finish_leave_nothing_to_imitate():
     with pytest.raises(ImitationError, match="finished none of the 2 stages imitated"):
         imitate(config(max_steps=60), 1)
+
+
+def test_back_weights_count_left_presses_more_and_keep_the_mean_at_one():
+    actions = np.array([ACTION_RIGHT, ACTION_LEFT, ACTION_NOOP, ACTION_LEFT_JUMP])
+    w = rounds.back_weights(actions, 10)
+    assert w.mean() == pytest.approx(1.0)
+    assert w[1] == w[3] == pytest.approx(10 * w[0]) and w[0] == w[2]
+    assert rounds.back_weights(actions, 1) is None
+
+
+@pytest.mark.parametrize("weight", [1.0, 7.5])
+def test_the_fit_is_given_the_back_weights_of_its_examples(monkeypatch, weight):
+    seen = []
+    fit = rounds.fit_policy
+
+    def recording(genome, x, y, hidden, rng, weights=None):
+        seen.append((y.copy(), weights))
+        return fit(genome, x, y, hidden, rng, weights=weights)
+
+    monkeypatch.setattr(rounds, "fit_policy", recording)
+    reported = []
+    imitate(config(imitation_back_weight=weight), 1, report=reported.append)
+    (actions, weights), = seen
+    left = int(np.isin(actions, (ACTION_LEFT, ACTION_LEFT_JUMP)).sum())
+    assert reported[0].back == left
+    assert f"{len(actions)} examples, {left} of them pressing left (" in reported[0].line()
+    if weight == 1:
+        assert weights is None
+    else:
+        assert np.array_equal(weights, rounds.back_weights(actions, weight))
+
+
+def test_a_back_weight_is_refused_out_of_range_or_without_imitation():
+    with pytest.raises(ConfigError, match="imitation_back_weight must be a number from 1 "
+                                          "to 100 .*got 0.5"):
+        config(imitation_back_weight=0.5)
+    with pytest.raises(ConfigError, match="imitation_back_weight must be a number"):
+        config(imitation_back_weight="3")
+    with pytest.raises(ConfigError, match="--imitation-back-weight weighs the examples "
+                                          "imitated, so it needs --imitation ROUNDS >= 1"):
+        config(imitation=0, imitation_back_weight=4)
