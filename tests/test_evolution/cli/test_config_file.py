@@ -306,6 +306,12 @@ def test_the_imitation_preset_is_the_recipe_from_a_fit_on_its_stages_and_skill_s
         imitation=3, imitation_stages=(*recipe.stages, "gen:skills:0-63"))
 
 
+def test_the_imitation_back_preset_weighs_going_back_over_runup_with_skill_stages():
+    imitation = config_of("--config", CONFIGS / "recipe-imitation.toml")
+    assert config_of("--config", CONFIGS / "recipe-imitation-back.toml") == imitation.replace(
+        observation="runup", stages=imitation.imitation_stages, imitation_back_weight=10.0)
+
+
 def test_the_start_shift_preset_is_the_recipe_from_moved_starts():
     recipe = config_of("--config", CONFIGS / "recipe.toml")
     assert config_of("--config", CONFIGS / "recipe-start-shift.toml") == recipe.replace(
