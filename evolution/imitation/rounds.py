@@ -22,10 +22,10 @@ from evolution.imitation.fit import (
     initial_genome,
 )
 from evolution.imitation.labels import LabelTask, label
-from speednik.actions import ACTION_LEFT, ACTION_LEFT_JUMP
 from runners.parallel import run_episodes
 from runners.pool import EpisodePool
 from runners.runner_config import RunnerConfig
+from speednik.actions import ACTION_LEFT, ACTION_LEFT_JUMP
 
 
 class ImitationError(ValueError):
