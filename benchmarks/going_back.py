@@ -16,14 +16,24 @@ each run's genome on the stages on the readable runner, as it was scored
   since the farthest x last grew) read STALLED_AT frames or more, where
   an observation has it;
 - the episodes that pressed left at 10 decisions or more, and how many of
-  them reached the goal.
+  them reached the goal;
+- its run-ups: stretches of MIN_STRETCH frames or more in which the
+  farthest x did not grow and left was held RUN_UP_FRAMES frames or more.
+  How many passed (the farthest x grew again before the episode ended),
+  and, for those that passed and those that did not, the median frames
+  from the last gain to the first left press and the median distance
+  gone back from the farthest x. A run-up has to pass within the stall
+  clock's frames of the last gain, so one begun late fails however well
+  it is taken.
 """
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -41,6 +51,36 @@ DEFAULT_STAGES = ("handmade:validation", "handmade:heldout", *BUILTIN_STAGES,
 # Decisions pressing left that make an episode one that went back.
 WENT_BACK = 10
 LEFT = (ACTION_LEFT, ACTION_LEFT_JUMP)
+# A run-up: left held this many frames within a stretch of at least
+# MIN_STRETCH frames without a gain (shorter stretches are a stumble).
+RUN_UP_FRAMES = 10
+MIN_STRETCH = 30
+
+
+@dataclass(frozen=True)
+class RunUp:
+    """One stretch without gain in which the player went back."""
+
+    waited: int         # frames from the last gain to the first left press
+    back: float         # px from the farthest x to the least x of the stretch
+    passed: bool        # the farthest x grew again before the episode ended
+
+
+def run_ups(x: np.ndarray, actions: np.ndarray) -> list[RunUp]:
+    """The run-ups of one recorded episode, from its per-frame x and
+    actions."""
+    farthest = np.maximum.accumulate(x)
+    gains = np.flatnonzero(np.r_[True, np.diff(farthest) > 0])
+    ends = np.r_[gains[1:], len(x)]
+    left = np.isin(actions, LEFT)
+    found = []
+    for start, end in zip(gains, ends):
+        pressed = left[start:end]
+        if end - start < MIN_STRETCH or pressed.sum() < RUN_UP_FRAMES:
+            continue
+        found.append(RunUp(int(np.argmax(pressed)), float(farthest[start] - x[start:end].min()),
+                           bool(end < len(x))))
+    return found
 
 
 @dataclass
@@ -53,6 +93,7 @@ class Presses:
     episodes: int = 0
     went_back: int = 0
     went_back_finished: int = 0
+    run_ups: list[RunUp] = field(default_factory=list)
 
 
 class Counting:
@@ -84,9 +125,12 @@ def count(record, stages: list[str], stalled_at: int) -> Presses:
     for stage in stages:
         runner = EpisodeRunner(stage, observation=record.observation,
                                max_steps=record.max_steps, stall_frames=record.stall_frames,
-                               action_repeat=record.action_repeat)
+                               action_repeat=record.action_repeat, record=True)
         agent = Counting(record.policy(), clock_at, stalled_at)
-        end = runner.run_episode(agent).done_reason
+        result = runner.run_episode(agent)
+        end = result.done_reason
+        trajectory = result.trajectory
+        presses.run_ups += run_ups(trajectory.array("x"), trajectory.array("action"))
         presses.decisions += agent.decisions
         presses.left += agent.left
         presses.left_stalled += agent.left_stalled
@@ -102,7 +146,22 @@ def line(run: Path, p: Presses, stalled_at: int, has_clock: bool) -> str:
                if has_clock else " (no stall clock in its observation)")
     return (f"{run}: {p.episodes} stages; left pressed at {p.left} of {p.decisions} "
             f"decisions{stalled}; {p.went_back} episodes pressed left at {WENT_BACK} "
-            f"decisions or more, {p.went_back_finished} of them to the goal")
+            f"decisions or more, {p.went_back_finished} of them to the goal; "
+            f"{run_up_summary(p.run_ups)}")
+
+
+def run_up_summary(found: list[RunUp]) -> str:
+    passed = [r for r in found if r.passed]
+    failed = [r for r in found if not r.passed]
+    text = f"{len(found)} run-ups, {len(passed)} passed"
+
+    def medians(group: list[RunUp], who: str) -> str:
+        if not group:
+            return ""
+        return (f"; {who}: the first left press a median "
+                f"{np.median([r.waited for r in group]):.0f} frames after the last gain, "
+                f"back a median {np.median([r.back for r in group]):.0f} px")
+    return text + medians(passed, "passed") + medians(failed, "not passed")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -66,6 +66,10 @@ def test_a_player_that_turns_at_a_stall_counts_its_lefts_there(going_back, tmp_p
     assert 0 < p.left == p.left_stalled < p.decisions
     later = going_back.count(Record(record, Script(60)), [QUARRY], stalled_at=90)
     assert later.left == p.left and later.left_stalled < p.left
+    # One run-up, begun when the clock read 60 frames, that never passes
+    # the bench.
+    (run_up,) = p.run_ups
+    assert not run_up.passed and 60 <= run_up.waited <= 62 and run_up.back > 0
 
 
 def test_a_genome_that_only_presses_right_never_goes_back(going_back, tmp_path):
@@ -96,3 +100,47 @@ def test_bad_options_are_refused_on_one_line(going_back, tmp_path, capsys, args,
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def frames(*parts):
+    """Per-frame x and actions from (frames, x step, action) runs."""
+    x, actions, at = [], [], 0.0
+    for n, step, action in parts:
+        for _ in range(n):
+            at += step
+            x.append(at)
+            actions.append(action)
+    return np.array(x), np.array(actions)
+
+
+def test_a_run_up_is_a_stretch_without_gain_in_which_left_was_held(going_back):
+    # Right 50 frames (to x 100), stands 20 frames, back 40 frames (80 px),
+    # then right past x 100: one run-up, passed, its first left press 21
+    # frames after the last gain (frame 49, the last of the first 50).
+    x, actions = frames((50, 2.0, ACTION_RIGHT), (20, 0.0, ACTION_RIGHT),
+                        (40, -2.0, ACTION_LEFT), (60, 2.0, ACTION_RIGHT))
+    (run_up,) = going_back.run_ups(x, actions)
+    assert run_up == going_back.RunUp(waited=21, back=80.0, passed=True)
+    # The same, the episode ending before x passes 100: not passed.
+    (short,) = going_back.run_ups(x[:140], actions[:140])
+    assert not short.passed and short.waited == 21
+
+
+def test_short_stretches_and_a_few_left_frames_are_no_run_up(going_back):
+    # Back 9 frames only, then on: too few left frames.
+    few = frames((50, 2.0, ACTION_RIGHT), (9, -2.0, ACTION_LEFT), (40, 2.0, ACTION_RIGHT))
+    # Back 12 frames and on again within 29 frames of the last gain.
+    quick = frames((50, 2.0, ACTION_RIGHT), (12, -1.0, ACTION_LEFT), (40, 2.0, ACTION_RIGHT))
+    assert going_back.run_ups(*few) == []
+    assert going_back.run_ups(*quick) == []
+
+
+def test_the_summary_gives_medians_of_passed_and_failed_run_ups(going_back):
+    RunUp = going_back.RunUp
+    line = going_back.run_up_summary([RunUp(10, 100.0, True), RunUp(20, 140.0, True),
+                                      RunUp(90, 300.0, False)])
+    assert line == ("3 run-ups, 2 passed; passed: the first left press a median 15 frames "
+                    "after the last gain, back a median 120 px; not passed: the first "
+                    "left press a median 90 frames after the last gain, back a median "
+                    "300 px")
+    assert going_back.run_up_summary([]) == "0 run-ups, 0 passed"
