@@ -56,8 +56,8 @@ class Round:
                 else f"round {self.best}'s fit stays the best")
         return (f"imitation round {self.number}: {who} finished {self.goals} of "
                 f"{self.stages} stages; fitted to {self.examples} examples, "
-                f"{self.back} of them pressing left ({self.accuracy:.1%} matched), the fit finishes {self.fit_goals} "
-                f"({kept}), in {self.seconds:.0f} s")
+                f"{self.back} of them pressing left ({self.accuracy:.1%} matched), "
+                f"the fit finishes {self.fit_goals} ({kept}), in {self.seconds:.0f} s")
 
 
 def _presses_left(actions: np.ndarray) -> np.ndarray:
