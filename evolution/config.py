@@ -51,6 +51,13 @@ class EvolutionConfig:
     engine: str = "compiled"
     max_steps: int = 3600
     stall_frames: int | None = 240
+    # The search's own episodes (those its fitness is scored on) stall
+    # after this many frames instead; validation and test keep
+    # `stall_frames`. A longer limit scores a move that gets on only
+    # after a while (a run-up taken backwards) above standing at the
+    # wall, so the search can find it before it is fast enough to be
+    # judged. None: the training episodes stall as the others do.
+    training_stall_frames: int | None = None
     # The policy decides every `action_repeat` frames and its action is
     # held in between: the observation and the policy, most of a frame's
     # cost, are computed that much less often.
@@ -191,6 +198,7 @@ class EvolutionConfig:
                 or self.stall_frames < 1):
             raise ConfigError(f"stall_frames must be a whole number >= 1, or none "
                               f"(--stall-frames 0: never), got {self.stall_frames!r}")
+        self._check_training_stall()
         if self.engine not in ENGINES:
             raise ConfigError(f"unknown engine {self.engine!r}; accepted: "
                               f"{', '.join(ENGINES)}")
@@ -364,6 +372,27 @@ class EvolutionConfig:
             return self.seed
         words = np.random.SeedSequence([self.seed & 0xFFFFFFFF, start]).generate_state(1)
         return int(words[0])
+
+    def training_stall(self) -> int | None:
+        """The stall limit of the search's own episodes."""
+        return self.stall_frames if self.training_stall_frames is None else self.training_stall_frames
+
+    def _check_training_stall(self) -> None:
+        frames = self.training_stall_frames
+        if frames is None:
+            return
+        if not isinstance(frames, int) or isinstance(frames, bool) or frames < 1:
+            raise ConfigError(f"training_stall_frames must be a whole number >= 1, or none "
+                              f"(as stall_frames), got {frames!r}")
+        if self.stall_frames is None:
+            raise ConfigError(
+                f"training_stall_frames {frames} lengthens a stall limit, and stall_frames "
+                f"is never; accepted: a stall_frames, or no training_stall_frames")
+        if frames <= self.stall_frames:
+            raise ConfigError(
+                f"training_stall_frames ({frames}) must be longer than stall_frames "
+                f"({self.stall_frames}), which validation and test keep; accepted: a whole "
+                f"number above {self.stall_frames}, or none")
 
     def _check_final_repeat(self) -> None:
         repeat, frames = self.final_action_repeat, self.final_frames

@@ -59,6 +59,10 @@ class GenomeRecord:
     max_steps: int
     stall_frames: int | None
     fitness: float | None = None
+    # The stall limit of the search's own episodes, which `fitness` and
+    # `results` were measured with, where it differs from `stall_frames`
+    # (a run with --training-stall-frames); None: `stall_frames`.
+    training_stall_frames: int | None = None
     # The policy decides every this many frames (files without the key
     # were all evolved deciding every frame).
     action_repeat: int = 1
@@ -199,6 +203,10 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
     stall = data["stall_frames"]
     if stall is not None and (not _is_whole(stall) or stall < 1):
         raise bad(f"'stall_frames' is {stall!r}", "accepted: a whole number >= 1, or null")
+    training_stall = data.get("training_stall_frames")
+    if training_stall is not None and (not _is_whole(training_stall) or training_stall < 1):
+        raise bad(f"'training_stall_frames' is {training_stall!r}",
+                  "accepted: a whole number >= 1, or null, or no such key")
     repeat = data.get("action_repeat", 1)
     if not _is_whole(repeat) or repeat < 1:
         raise bad(f"'action_repeat' is {repeat!r}",
@@ -231,6 +239,7 @@ def load_genome_file(path: str | Path) -> GenomeRecord:
         path=path, genome=genome, observation=encoder.name,
         stages=tuple(locate_stage(s, path.parent) for s in stages),
         max_steps=int(max_steps), stall_frames=None if stall is None else int(stall),
+        training_stall_frames=None if training_stall is None else int(training_stall),
         action_repeat=int(repeat), fitness=None if fitness is None else float(fitness),
         generation=generation if _is_whole(generation) else None,
         seed=seed if _is_whole(seed) else None, results=results,
@@ -263,9 +272,11 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
                       action_repeat: int = 1, fitness: float | None, generation: int | None,
                       seed: int,
                       results: dict[str, Any], held_out: dict | None = None,
-                      policy: Policy | None = None, chosen: dict | None = None) -> None:
+                      policy: Policy | None = None, chosen: dict | None = None,
+                      training_stall_frames: int | None = None) -> None:
     """Write a genome file atomically, in the format `load_genome_file`
-    reads."""
+    reads; `training_stall_frames`: the stall limit `fitness` and
+    `results` were measured with, where it is not `stall_frames`."""
     encoder = get_observation(observation)
     policy = Policy(DEFAULT_FAMILY, encoder.name) if policy is None else policy
     atomic_write_json(path, {
@@ -278,6 +289,9 @@ def write_genome_file(path: str | os.PathLike, genome: np.ndarray, *, observatio
         "stages": list(stages),
         "max_steps": max_steps,
         "stall_frames": stall_frames,
+        **({"training_stall_frames": training_stall_frames}
+           if training_stall_frames is not None and training_stall_frames != stall_frames
+           else {}),
         "action_repeat": action_repeat,
         # None: a genome no search scored (a fit to the planner's actions).
         "fitness": None if fitness is None else float(fitness),

@@ -177,14 +177,21 @@ def fitness_report(fitness: float, recorded: float | None, stages: int) -> tuple
 
 # -- the command -----------------------------------------------------------------------
 
-def positive_whole(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
+def _whole_from(least: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number >= {least}, got {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {least}, got {value}")
+        return value
+    return parse
+
+
+positive_whole = _whole_from(1)
+non_negative_whole = _whole_from(0)
 
 
 def build_parser(prog: str = "python -m runners.replay",
@@ -192,7 +199,7 @@ def build_parser(prog: str = "python -m runners.replay",
     p = OneLineParser(
         prog=prog, error_name=error_name,
         usage="%(prog)s (RUN_DIR_OR_GENOME_FILE | --agent NAME) [--stage NAME ...] "
-              "[--max-steps N] [--why]",
+              "[--max-steps N] [--stall-frames N] [--why]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Replay an evolved genome (or a baseline agent) and print how it did:\n"
                     "stage, why the episode ended, progress, frames, rings, total reward\n"
@@ -236,6 +243,12 @@ def build_parser(prog: str = "python -m runners.replay",
                    help=f"frames before a timeout (default: the genome's own, or "
                         f"{DEFAULT_MAX_STEPS} for --agent); changing it makes the recorded "
                         f"fitness incomparable")
+    p.add_argument("--stall-frames", type=non_negative_whole, metavar="N",
+                   help=f"frames without new progress before a stall, 0 never (default: "
+                        f"the genome's own, the one validation and test play at, but on "
+                        f"its own stages the one its fitness was measured at; "
+                        f"{DEFAULT_STALL_FRAMES} for --agent); changing it makes the "
+                        f"recorded fitness incomparable")
     p.add_argument("--why", action="store_true",
                    help="under each episode that ended in a death, say where the player "
                         "left the ground and the last decision at which holding one "
@@ -363,11 +376,17 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
         names = args.stage or list(record.stages)
         observation, max_steps, stall, repeat = (record.observation, record.max_steps,
                                                  record.stall_frames, record.action_repeat)
+        if args.stage is None and record.training_stall_frames is not None:
+            # Its own stages are played as its fitness was measured.
+            stall = record.training_stall_frames
         # A run is known by its directory's name, a lone file by its own.
         label = (record.path.parent.name if record.path.name == BEST_NAME
                  else record.path.stem)
     if args.max_steps is not None:
         max_steps = args.max_steps
+    measured_stall = stall
+    if args.stall_frames is not None:
+        stall = args.stall_frames or None
 
     from_set = any(names_several(n) for n in names)
     given = list(names)
@@ -400,6 +419,10 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     else:
         print(f"agent {args.agent}")
     print(f"max_steps {max_steps}, stall_frames {stall}"
+          + (f" (the search's own limit, which its fitness was measured at; validation "
+             f"and test play at {record.stall_frames})"
+             if record is not None and stall != record.stall_frames
+             and stall == record.training_stall_frames else "")
           + (f", deciding every {repeat} frames" if repeat > 1 else ""))
 
     def agent():
@@ -444,6 +467,10 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
             print(f"fitness {fitness:.9f}; not comparable with the recorded one: "
                   f"--max-steps {max_steps} differs from the {record.max_steps} it was "
                   f"measured with")
+        elif stall != measured_stall:
+            print(f"fitness {fitness:.9f}; not comparable with the recorded one: "
+                  f"--stall-frames {args.stall_frames} differs from the "
+                  f"{measured_stall or 0} it was measured with")
         else:
             line, ok = fitness_report(fitness, record.fitness, len(scored))
             print(line)

@@ -153,6 +153,11 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--stall-frames", type=int,
         help="end an episode as stalled after this many frames without new "
              "progress (0: never)")
+    opt("--training-stall-frames", type=int, metavar="N",
+        help="the search's own episodes stall after N frames instead, longer than "
+             "--stall-frames; validation and test keep --stall-frames. A move that "
+             "gets on only after a while (going back for a run-up) then scores above "
+             "standing at a wall, before it is fast enough to be judged")
     opt("--action-repeat", type=int, metavar="K",
         help="the policy decides every K frames and holds its action in between "
              "(jump stays held, it is not pressed again); observing and deciding are "

@@ -142,11 +142,12 @@ class ClusterEvaluation:
         self._process = self._conn = None
 
     def run(self, genomes: Sequence[np.ndarray], stages: Sequence[Any] | None = None,
-            policy: dict = DEFAULT_POLICY, action_repeat: int | None = None) -> list:
+            policy: dict = DEFAULT_POLICY, action_repeat: int | None = None,
+            stall_frames: int | None = None) -> list:
         """`EpisodeResult`s of every genome on every stage (default: the
         run's training stages), genome-major; `policy` is a policy's JSON
-        form (`runners.policies.Policy.to_json`); `action_repeat`, where
-        given, replaces the runner settings' own."""
+        form (`runners.policies.Policy.to_json`); `action_repeat` and
+        `stall_frames`, where given, replace the runner settings' own."""
         from runners import EpisodeResult
 
         if self._conn is None:
@@ -156,6 +157,8 @@ class ClusterEvaluation:
             rows = np.asarray(rows)     # one size: one array, sent whole
         try:
             changed = {} if action_repeat is None else {"action_repeat": int(action_repeat)}
+            if stall_frames is not None:
+                changed["stall_frames"] = int(stall_frames)
             self._conn.send(("run", rows, None if stages is None else tuple(stages),
                              dict(policy), changed))
         except OSError:

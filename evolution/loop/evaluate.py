@@ -35,6 +35,8 @@ class GenomeEvaluator:
         self.runner_config = RunnerConfig(
             observation=config.observation, max_steps=config.max_steps,
             stall_frames=config.stall_frames, action_repeat=config.action_repeat)
+        # The search's own episodes may stall later than the judged ones.
+        self.training_stall = config.training_stall()
         self.map_fn = map_fn
         self.pool: EpisodePool | None = None
         self.cluster = None
@@ -71,25 +73,31 @@ class GenomeEvaluator:
             self.pool = None
 
     def __call__(self, genomes: Sequence[np.ndarray],
-                 stages: Sequence[str] | None = None) -> list[tuple[float, dict]]:
+                 stages: Sequence[str] | None = None,
+                 training: bool = False) -> list[tuple[float, dict]]:
         """Each genome's mean total reward and summary over `stages`
-        (default: every training stage)."""
+        (default: every training stage); `training`: as the search scores
+        them (its own stall limit), not as validation and test do."""
         if stages is None:
             stages = self.config.training_stages()
+        runner_config = self.runner_config
+        if training and self.training_stall != runner_config.stall_frames:
+            runner_config = replace(runner_config, stall_frames=self.training_stall)
         # One spec per genome, which all its stages' episodes share.
         policy = self.config.policy_spec()
         specs = [policy.spec(np.asarray(g, dtype=np.float64)) for g in genomes]
         items = [(spec, stage) for spec in specs for stage in stages]
         if self.cluster is not None:
             results = self.cluster.run(genomes, stages=stages, policy=policy.to_json(),
-                                       action_repeat=self.runner_config.action_repeat)
+                                       action_repeat=runner_config.action_repeat,
+                                       stall_frames=runner_config.stall_frames)
         elif self.pool is not None:
-            results = self.pool.run(items, self.runner_config)
+            results = self.pool.run(items, runner_config)
         elif self.config.engine == "compiled" and self.map_fn is None:
-            results = run_episodes(items, self.runner_config,
+            results = run_episodes(items, runner_config,
                                    workers=self.config.workers, engine="compiled")
         else:
-            results = run_episodes(items, self.runner_config, workers=1,
+            results = run_episodes(items, runner_config, workers=1,
                                    map_fn=self.map_fn)
         out = []
         n = len(stages)

@@ -88,7 +88,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                    or bool(config.start_shift))
         draw = StageDraw(config)
         evaluations = Evaluations(
-            lambda genomes: evaluator(genomes, draw.stages(scoring["gen"])))
+            lambda genomes: evaluator(genomes, draw.stages(scoring["gen"]), training=True))
         held_out = HeldOut(config, evaluator)
         follower = LogbookFollower(run_dir)
         method_log = MethodLog(run_dir)
@@ -106,7 +106,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
                        new_hall_of_fame(config.hall_of_fame), new_logbook(),
                        evaluations, reporters=reporters,
                        scorer=lambda genome, gen: evaluator(
-                           [np.asarray(genome)], draw.stages(gen))[0],
+                           [np.asarray(genome)], draw.stages(gen), training=True)[0],
                        validation=validation if validation.active() else None,
                        starts=starts if starts.active() else None)
         if resume:

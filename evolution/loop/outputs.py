@@ -185,7 +185,7 @@ def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
     write_genome_file(
         Path(run_dir) / BEST_NAME, genome, observation=config.observation,
         stages=list(config.stages), max_steps=config.max_steps,
-        stall_frames=config.stall_frames,
+        stall_frames=config.stall_frames, training_stall_frames=config.training_stall_frames,
         action_repeat=config.action_repeat if action_repeat is None else action_repeat,
         fitness=fitness, generation=generation,
         seed=config.seed, results=summary["results"], held_out=held_out,

@@ -167,7 +167,7 @@ class PPO(Strategy):
         envs = SpeednikVectorEnv(
             config.population, config.training_stages(), observation=config.observation,
             max_steps=config.max_steps, action_repeat=config.action_repeat,
-            stall_frames=config.stall_frames, autoreset_mode="SameStep",
+            stall_frames=config.training_stall(), autoreset_mode="SameStep",
             threads=max(1, min(int(config.workers), config.population)))
         self.env = SB3VecEnv(envs, seed=config.seed)
         # Its own random states, seeded from the run's seed (see the module

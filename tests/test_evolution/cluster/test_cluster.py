@@ -231,9 +231,11 @@ def test_a_local_cluster_gives_the_same_run(reference, tmp_path):
 def test_a_cluster_runs_drawn_stages_mlp_and_held_out_tests_the_same(shared_cluster,
                                                                      tmp_path):
     """A generation scored on stages drawn from a set, an MLP policy,
-    held-out tests and a switch of the action repeat after generation 0:
-    the cluster evaluates what each call asks for."""
+    held-out tests, a stall limit of the search's own and a switch of the
+    action repeat after generation 0: the cluster evaluates what each
+    call asks for."""
     wider = ["--population", "6", "--max-steps", "300", "--stall-frames", "120",
+             "--training-stall-frames", "200",
              "--generations", "2", "--seed", "2", "--quiet", "--no-plots", "--policy",
              "mlp", "--hidden", "4", "--stage", "gen:easy:0-3",
              "--stages-per-generation", "2", "--test-stage", "gen:easy:50-51",

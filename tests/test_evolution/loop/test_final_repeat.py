@@ -79,10 +79,10 @@ def test_the_run_switches_once_its_frames_reach_the_final_part_and_then_plays_on
     genomes_played: list[set[bytes]] = []
     scored = GenomeEvaluator.__call__
 
-    def spy(self, genomes, stages=None):
+    def spy(self, genomes, stages=None, training=False):
         played.append((self.action_repeat, tuple(stages or ())))
         genomes_played.append({np.asarray(g, dtype=np.float64).tobytes() for g in genomes})
-        return scored(self, genomes, stages)
+        return scored(self, genomes, stages, training)
 
     monkeypatch.setattr(GenomeEvaluator, "__call__", spy)
     evolve(config(**final), tmp_path / "final")

@@ -234,9 +234,9 @@ def test_a_run_on_moved_starts_is_reproducible_resumes_exactly_and_validates_own
     played: list[list[str]] = []
     scored = GenomeEvaluator.__call__
 
-    def spy(self, genomes, stages=None):
+    def spy(self, genomes, stages=None, training=False):
         played.append(list(stages or self.config.training_stages()))
-        return scored(self, genomes, stages)
+        return scored(self, genomes, stages, training)
 
     monkeypatch.setattr(GenomeEvaluator, "__call__", spy)
     moved = dict(start_shift=8, validation_stages=("gen:easy:20-21",), test_every=2)

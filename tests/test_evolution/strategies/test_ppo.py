@@ -137,3 +137,20 @@ def test_an_update_trains_on_one_thread_after_the_engine_played_on_two():
     learner.model.train = lambda: (seen.append(torch.get_num_threads()), train())[1]
     learner.update()
     assert seen == [1]
+
+
+def test_ppo_s_own_episodes_stall_at_the_search_s_stall_limit(monkeypatch):
+    import speednik.vector_env
+
+    limits = []
+
+    class Seen(SpeednikVectorEnv):
+        def __init__(self, *args, **kwargs):
+            limits.append(kwargs["stall_frames"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(speednik.vector_env, "SpeednikVectorEnv", Seen)
+    for changes in (dict(stall_frames=60, training_stall_frames=150), dict(stall_frames=60)):
+        config = _config(**changes)
+        PPO(config, config.genome_size())
+    assert limits == [150, 60]
