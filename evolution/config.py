@@ -375,7 +375,8 @@ class EvolutionConfig:
 
     def training_stall(self) -> int | None:
         """The stall limit of the search's own episodes."""
-        return self.stall_frames if self.training_stall_frames is None else self.training_stall_frames
+        own = self.training_stall_frames
+        return self.stall_frames if own is None else own
 
     def _check_training_stall(self) -> None:
         frames = self.training_stall_frames

@@ -421,8 +421,8 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
     print(f"max_steps {max_steps}, stall_frames {stall}"
           + (f" (the search's own limit, which its fitness was measured at; validation "
              f"and test play at {record.stall_frames})"
-             if record is not None and stall != record.stall_frames
-             and stall == record.training_stall_frames else "")
+             if record is not None and args.stall_frames is None
+             and stall != record.stall_frames else "")
           + (f", deciding every {repeat} frames" if repeat > 1 else ""))
 
     def agent():
