@@ -35,8 +35,6 @@ class GenomeEvaluator:
         self.runner_config = RunnerConfig(
             observation=config.observation, max_steps=config.max_steps,
             stall_frames=config.stall_frames, action_repeat=config.action_repeat)
-        # The search's own episodes may stall later than the judged ones.
-        self.training_stall = config.training_stall()
         self.map_fn = map_fn
         self.pool: EpisodePool | None = None
         self.cluster = None
@@ -81,8 +79,9 @@ class GenomeEvaluator:
         if stages is None:
             stages = self.config.training_stages()
         runner_config = self.runner_config
-        if training and self.training_stall != runner_config.stall_frames:
-            runner_config = replace(runner_config, stall_frames=self.training_stall)
+        if training and self.config.training_stall_frames is not None:
+            # The search's own episodes stall later than the judged ones.
+            runner_config = replace(runner_config, stall_frames=self.config.training_stall())
         # One spec per genome, which all its stages' episodes share.
         policy = self.config.policy_spec()
         specs = [policy.spec(np.asarray(g, dtype=np.float64)) for g in genomes]
