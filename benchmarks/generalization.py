@@ -14,6 +14,7 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --variant final-repeat  deciding every frame at the end
     python benchmarks/generalization.py --variant runup  seeing how far back from its farthest x
     python benchmarks/generalization.py --variant imitation-back  from a fit that goes back
+    python benchmarks/generalization.py --variant turnback  that fit, seeing the spring behind too
 
 Each variant is a preset of `configs/` (`VARIANTS`), a whole run file:
 the recipe is `configs/recipe.toml`, the file the README runs. The
@@ -106,6 +107,9 @@ VARIANTS = {
     "imitation-back": (CONFIGS / "recipe-imitation-back.toml",
                        "the recipe over runup with 64 skill stages, started from a fit "
                        "of the planner in which its left presses count ten times"),
+    "turnback": (CONFIGS / "recipe-turnback.toml",
+                 "imitation-back over turnback (runup and the spring behind the player), "
+                 "its search's episodes stalling after 480 frames"),
 }
 # `make bench`: a few generations of CMA-ES on a small task and test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "

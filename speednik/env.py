@@ -121,6 +121,7 @@ class SpeednikEnv(gymnasium.Env):
     | stand       | (55,) |
     | behind      | (61,) |
     | runup       | (56,) |
+    | turnback    | (62,) |
 
     The 12 values of "basic" are x, y, x_vel, y_vel, on_ground,
     ground_speed, is_rolling, facing_right, angle, max_x, goal_dx and time.

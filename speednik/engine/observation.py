@@ -1,6 +1,6 @@
 """The "basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing", "room",
-"footing", "local", "onward", "stride", "reach", "stand", "behind" and
-"runup" observations (`speednik.observation`), compiled:
+"footing", "local", "onward", "stride", "reach", "stand", "behind", "runup"
+and "turnback" observations (`speednik.observation`), compiled:
 written into a float32 array instead of returned.
 
 Every observation is written into an array of OBS_WIDEST values: "local"
@@ -10,8 +10,9 @@ frames on, "reach", stride with its flights played when the player is
 faster than it runs, and "stand", reach with a flight coming down only
 once the player stands) is written as "footing" with its own flights, then
 moved down the same way; "behind" is "reach" with the spring behind the
-player written after it, and "runup" is "reach" with how far behind its
-farthest x the player is written after it."""
+player written after it, "runup" is "reach" with how far behind its
+farthest x the player is written after it, and "turnback" is "behind"
+with that value after it."""
 from __future__ import annotations
 
 import math
@@ -121,6 +122,7 @@ from speednik.observation.probes import (
     WALL_REACH,
 )
 from speednik.observation.runup import _INV_RUNUP, BEHIND_FARTHEST
+from speednik.observation.turnback import TURNBACK_FARTHEST
 from speednik.observation.room import ROOM_COLUMNS, ROOM_REACH, ROOM_VALUES
 from speednik.observation.registry import compiled_observations, get_observation
 from speednik.observation.stall import _INV_STALL, STALL_VALUES
@@ -160,6 +162,7 @@ OBS_REACH = get_observation("reach").compiled_kind
 OBS_STAND = get_observation("stand").compiled_kind
 OBS_BEHIND = get_observation("behind").compiled_kind
 OBS_RUNUP = get_observation("runup").compiled_kind
+OBS_TURNBACK = get_observation("turnback").compiled_kind
 # The rule a flight is judged by: "landing"'s, "footing"'s, "onward"'s
 # (footing's, moving on), or "stand"'s (onward's, come down only once
 # stood on the ground STAND_FRAMES frames in a row).
@@ -167,11 +170,11 @@ RULE_LANDING, RULE_FOOTING, RULE_ONWARD, RULE_STAND = 0, 1, 2, 3
 # `observe` reads each of these as extending the one before it: every
 # kind from OBS_LOCAL on moves down as "local" does, from OBS_STRIDE on
 # presses its later jumps STRIDE frames on, and from OBS_REACH on plays
-# its flights when the player is fast. "behind" and "runup" are "reach"
-# (not "stand") with values after it.
+# its flights when the player is fast. "behind", "runup" and "turnback"
+# are "reach" (not "stand") with values after it.
 assert (OBS_LOCAL, OBS_ONWARD, OBS_STRIDE, OBS_REACH, OBS_STAND, OBS_BEHIND,
-        OBS_RUNUP) == tuple(range(OBS_LOCAL, OBS_LOCAL + 7)) \
-    and OBS_RUNUP == len(OBSERVATION_KINDS) - 1
+        OBS_RUNUP, OBS_TURNBACK) == tuple(range(OBS_LOCAL, OBS_LOCAL + 8)) \
+    and OBS_TURNBACK == len(OBSERVATION_KINDS) - 1
 # The array every observation is written into: "local" needs the room of
 # "footing" before it moves its values down.
 OBS_WIDEST = max(OBS_SIZES)
@@ -259,7 +262,8 @@ def _observe_compiled(kind, st, f, s, gone, out, flights):
 # would be specialised on once per kind.
 _FLIGHT_RULE = np.array([
     RULE_STAND if k == OBS_STAND
-    else RULE_ONWARD if k in (OBS_ONWARD, OBS_STRIDE, OBS_REACH, OBS_BEHIND, OBS_RUNUP)
+    else RULE_ONWARD if k in (OBS_ONWARD, OBS_STRIDE, OBS_REACH, OBS_BEHIND, OBS_RUNUP,
+                              OBS_TURNBACK)
     else RULE_FOOTING if k in (OBS_FOOTING, OBS_LOCAL)
     else RULE_LANDING for k in range(len(OBSERVATION_KINDS))], np.int64)
 _WITH_ROOM = np.array([k == OBS_ROOM for k in range(len(OBSERVATION_KINDS))])
@@ -287,8 +291,10 @@ def observer(kind: int):
     pits = kind >= OBS_PITS
     landing = kind >= OBS_LANDING
     local = kind >= OBS_LOCAL
-    behind = kind == OBS_BEHIND
-    runup = kind == OBS_RUNUP
+    behind = kind in (OBS_BEHIND, OBS_TURNBACK)
+    runup = kind in (OBS_RUNUP, OBS_TURNBACK)
+    # Where the run-up's value goes: after reach's values, or after behind's.
+    back_at = TURNBACK_FARTHEST if kind == OBS_TURNBACK else BEHIND_FARTHEST
 
     def observe_kind(st, f, s, gone, out, flights):
         basic_values(st, f, s, out)
@@ -320,7 +326,7 @@ def observer(kind: int):
         if runup:
             # runup.behind_farthest's expression, so both engines agree.
             back = (f[F_MAX_X] - f[F_X]) * _INV_RUNUP
-            out[BEHIND_FARTHEST] = 0.0 if back < 0.0 else 1.0 if back > 1.0 else back
+            out[back_at] = 0.0 if back < 0.0 else 1.0 if back > 1.0 else back
 
     # Its own name, so its machine code has cache files of its own.
     observe_kind.__qualname__ = f"observe_{OBSERVATION_KINDS[kind]}"

@@ -40,7 +40,8 @@ extends `pits`, as `landing` does):
 - `behind` (61): reach plus the nearest spring behind the player, read
   as the one ahead is;
 - `runup` (56): reach plus how far behind the farthest x it has reached
-  the player is.
+  the player is;
+- `turnback` (62): behind plus runup's value, both read at once.
 
 Each module's docstring has its table of values. `registry` names them:
 an entry holds an observation's values (`value.Value`: name and bounds),
@@ -146,6 +147,12 @@ from speednik.observation.terrain import (
     TERRAIN_VALUES,
     extract_terrain_observation,
 )
+from speednik.observation.turnback import (
+    TURNBACK_NAMES,
+    TURNBACK_OBS_DIM,
+    TURNBACK_VALUES,
+    extract_turnback_observation,
+)
 from speednik.observation.value import Value, index_of
 
 __all__ = [
@@ -165,7 +172,8 @@ __all__ = [
     "STAND_FRAMES", "STAND_VALUES", "extract_stand_observation",
     "BEHIND_NAMES", "BEHIND_OBS_DIM", "BEHIND_VALUES", "extract_behind_observation",
     "spring_behind", "RUNUP_NAMES", "RUNUP_NORM", "RUNUP_OBS_DIM", "RUNUP_VALUES",
-    "behind_farthest", "extract_runup_observation",
+    "behind_farthest", "extract_runup_observation", "TURNBACK_NAMES", "TURNBACK_OBS_DIM",
+    "TURNBACK_VALUES", "extract_turnback_observation",
     "GROUND_AHEAD", "OBJECT_REACH", "ray",
     "DEFAULT_OBSERVATION", "OBSERVATIONS", "ObservationEncoder", "compiled_observations",
     "get_observation", "list_observations", "Value", "index_of",

@@ -24,6 +24,7 @@ from speednik.observation.stand import STAND_VALUES, extract_stand_observation
 from speednik.observation.stall import STALL_VALUES, extract_stall_observation
 from speednik.observation.stride import STRIDE_VALUES, extract_stride_observation
 from speednik.observation.terrain import TERRAIN_VALUES, extract_terrain_observation
+from speednik.observation.turnback import TURNBACK_VALUES, extract_turnback_observation
 from speednik.observation.value import Value, names
 
 if TYPE_CHECKING:
@@ -146,6 +147,11 @@ OBSERVATIONS: dict[str, ObservationEncoder] = {
         "reach plus how far behind the farthest x it has reached the player is: how "
         "long a run-up taken backwards has grown",
         compiled_kind=15),
+    "turnback": ObservationEncoder(
+        "turnback", TURNBACK_VALUES, extract_turnback_observation,
+        "behind plus runup's value: the spring behind the player and how far back from "
+        "its farthest x it has gone, for a way on that is back to a spring",
+        compiled_kind=16),
 }
 DEFAULT_OBSERVATION = "basic"
 

@@ -26,7 +26,7 @@ from paths import REPO_ROOT
 
 INFO_KEYS = {"frame", "x", "y", "max_x", "rings", "deaths", "goal_reached"}
 OBSERVATION_KINDS = ("basic", "terrain", "hazards", "stall", "lookahead", "pits", "landing",
-                     "room", "footing", "local", "onward", "stride", "reach", "stand", "behind", "runup",
+                     "room", "footing", "local", "onward", "stride", "reach", "stand", "behind", "runup", "turnback",
                      "tokens")
 ROOT = REPO_ROOT
 

@@ -312,6 +312,12 @@ def test_the_imitation_back_preset_weighs_going_back_over_runup_with_skill_stage
         observation="runup", stages=imitation.imitation_stages, imitation_back_weight=10.0)
 
 
+def test_the_turnback_preset_is_imitation_back_over_turnback_with_a_longer_training_stall():
+    back = config_of("--config", CONFIGS / "recipe-imitation-back.toml")
+    assert config_of("--config", CONFIGS / "recipe-turnback.toml") == back.replace(
+        observation="turnback", training_stall_frames=480)
+
+
 def test_the_start_shift_preset_is_the_recipe_from_moved_starts():
     recipe = config_of("--config", CONFIGS / "recipe.toml")
     assert config_of("--config", CONFIGS / "recipe-start-shift.toml") == recipe.replace(

@@ -44,5 +44,5 @@ def test_a_kind_out_of_range_is_refused_naming_the_kinds():
     from speednik.engine.observation import observer
 
     with pytest.raises(ValueError, match=r"no compiled observation of kind 99: kinds are 0 to "
-                                         r"15 \(basic, terrain"):
+                                         r"16 \(basic, terrain"):
         observer(99)

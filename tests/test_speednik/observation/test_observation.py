@@ -519,7 +519,7 @@ def test_the_stall_clock_counts_going_back_and_standing_still():
 def test_registry_names_and_sizes():
     assert list_observations() == ("basic", "terrain", "hazards", "stall", "lookahead", "pits",
                                    "landing", "room", "footing", "local", "onward", "stride", "reach",
-                                   "stand", "behind", "runup")
+                                   "stand", "behind", "runup", "turnback")
     basic, ter = get_observation("basic"), get_observation("terrain")
     haz, stall = get_observation("hazards"), get_observation("stall")
     assert (basic.name, basic.size) == ("basic", OBS_DIM)
