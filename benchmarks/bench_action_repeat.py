@@ -1,4 +1,4 @@
-"""Frames per second of the generalisation recipe's policy (an MLP of 16
+"""Frames per second of the `reach` recipe's policy (an MLP of 16
 units over `reach`) by how often it decides (`--action-repeat K`).
 
     python benchmarks/bench_action_repeat.py [RUN_DIR]

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_rnn.py [RUN_DIR]
 
-RUN_DIR is a run of an `mlp` policy (the recipe's: 16 hidden units over
+RUN_DIR is a run of an `mlp` policy (the `reach` recipe's: 16 hidden units over
 `reach`, deciding every other frame); without one (as `make bench` runs
 it), a fixed random genome of that shape whose action biases favour
 right, which plays shorter episodes. The genome is played beside the

@@ -2,7 +2,7 @@
 
     python benchmarks/brake_unit.py RUN_DIR [RUN_DIR ...]
 
-Each RUN_DIR is a run of the generalisation recipe (an MLP over `reach`).
+Each RUN_DIR is a run of the `reach` recipe (an MLP over `reach`).
 Its genome is played on the recipe's validation sets as it is, then with
 one hidden unit added and every evolved weight kept: the unit fires in
 the air when the full jump and the hop read 0 and the brake flight reads

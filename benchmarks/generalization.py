@@ -5,16 +5,16 @@ hold-right and jump-runner baselines.
     python benchmarks/generalization.py --seeds 0       one seed
     python benchmarks/generalization.py --seeds 0-4     five seeds
     python benchmarks/generalization.py --short         a few generations (make bench)
-    python benchmarks/generalization.py --variant one-start    the recipe of one start
-    python benchmarks/generalization.py --variant landing-mlp  the recipe before it
-    python benchmarks/generalization.py --variant stand-520-by-set  the recipe over "stand"
+    python benchmarks/generalization.py --variant reach      the recipe before it: reach, no fit
+    python benchmarks/generalization.py --variant one-start  reach of one start
+    python benchmarks/generalization.py --variant landing-mlp  the recipe before reach
+    python benchmarks/generalization.py --variant stand-520-by-set  reach's recipe over "stand"
     python benchmarks/generalization.py --variant behind-skills     over "behind", with skill stages
-    python benchmarks/generalization.py --variant imitation  started from a fit of the planner
+    python benchmarks/generalization.py --variant imitation  reach from a fit of the planner
     python benchmarks/generalization.py --variant start-shift  trained from moved starts
     python benchmarks/generalization.py --variant final-repeat  deciding every frame at the end
     python benchmarks/generalization.py --variant runup  seeing how far back from its farthest x
     python benchmarks/generalization.py --variant imitation-back  from a fit that goes back
-    python benchmarks/generalization.py --variant turnback  that fit, seeing the spring behind too
 
 Each variant is a preset of `configs/` (`VARIANTS`), a whole run file:
 the recipe is `configs/recipe.toml`, the file the README runs. The
@@ -82,40 +82,48 @@ HANDMADE_HELDOUT = tuple(handmade_heldout_stages())
 # --variant NAME: the preset it runs, and what it is.
 VARIANTS = {
     "recipe": (CONFIGS / "recipe.toml", "the README's recipe"),
+    "reach": (CONFIGS / "recipe-reach.toml",
+              "the recipe before it: the reach observation, the search from a random start"),
     "one-start": (CONFIGS / "recipe-one-start.toml",
-                  "the recipe with a single start of 520 M frames, as it was before"),
+                  "the reach recipe with a single start of 520 M frames, as it was before"),
     "landing-mlp": (CONFIGS / "recipe-landing-mlp.toml",
-                    "the recipe before it: an MLP over the landing observation, a decision "
+                    "the recipe before reach: an MLP over the landing observation, a decision "
                     "every frame, 560 M frames, the genome chosen by stages completed"),
     "stand-520-by-set": (CONFIGS / "recipe-stand.toml",
-                         "the recipe over the stand observation"),
+                         "the reach recipe over the stand observation"),
     "behind-skills": (CONFIGS / "recipe-behind.toml",
-                      "the recipe over the behind observation, with 64 skill stages "
+                      "the reach recipe over the behind observation, with 64 skill stages "
                       "among its training stages"),
     "imitation": (CONFIGS / "recipe-imitation.toml",
-                  "the recipe's search started from a fit of the planner's actions "
+                  "the reach recipe's search started from a fit of the planner's actions "
                   "(three rounds) on its training stages and 64 skill stages"),
     "start-shift": (CONFIGS / "recipe-start-shift.toml",
-                    "the recipe with each training stage played from a start moved by up "
+                    "the reach recipe with each training stage played from a start moved by up "
                     "to 12 px either way, drawn anew each generation"),
     "final-repeat": (CONFIGS / "recipe-final-repeat.toml",
-                     "the recipe deciding every frame for its last 120 M frames: scored, "
+                     "the reach recipe deciding every frame for its last 120 M frames: scored, "
                      "validated and tested so, and its genome plays so"),
     "runup": (CONFIGS / "recipe-runup.toml",
-              "the recipe over the runup observation: reach and how far behind its "
+              "the reach recipe over the runup observation: reach and how far behind its "
               "farthest x the player is"),
     "imitation-back": (CONFIGS / "recipe-imitation-back.toml",
-                       "the recipe over runup with 64 skill stages, started from a fit "
+                       "the reach recipe over runup with 64 skill stages, started from a fit "
                        "of the planner in which its left presses count ten times"),
-    "turnback": (CONFIGS / "recipe-turnback.toml",
-                 "imitation-back over turnback (runup and the spring behind the player), "
-                 "its search's episodes stalling after 480 frames"),
 }
 # `make bench`: a few generations of CMA-ES on a small task and test set.
 SHORT = ("--stage gen:medium:0-7 gen:hard:0-7 --stages-per-generation 8 "
          "--test-stage gen:medium:1000-1019 gen:hard:1000-1019 --test-every 5 "
          "--observation stall --algorithm cmaes --init-sigma 0.5 --population 30 "
          "--generations 10").split()
+
+
+def shown_value(value) -> str:
+    """A setting as the command line takes it: a whole float as the whole
+    number the file writes (10, not 10.0), any other float to its last
+    digit."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
 
 
 def preset_options(path: Path) -> list[str]:
@@ -129,8 +137,7 @@ def preset_options(path: Path) -> list[str]:
         if key == "stall_frames" and value is None:
             value = 0       # never, as the command line says it
         values = value if isinstance(value, list) else [value]
-        out += [option_name(key), *(repr(v) if isinstance(v, float) else str(v)
-                                    for v in values)]
+        out += [option_name(key), *(shown_value(v) for v in values)]
     return out
 
 

@@ -213,12 +213,15 @@ def test_a_resume_accepts_the_run_s_own_config_and_refuses_another(first_run, tm
 # -- presets are the README's long commands ---------------------------------
 
 README_RECIPE = """
---stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-327
+--stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-327 gen:skills:0-63
 --stages-per-generation 32 --stage-draw failures
 --validation-stage gen:medium:2000-2049 gen:hard:2000-2049 gen:expert:10000-10199
 --validation-weight set
 --test-stage gen:medium:1000-1099 gen:hard:1000-1099 gen:expert:1000-1099 --test-every 25
---observation reach --action-repeat 2 --policy mlp --hidden 16 --algorithm cmaes
+--observation turnback --action-repeat 2 --training-stall-frames 480
+--policy mlp --hidden 16 --algorithm cmaes
+--imitation 3 --imitation-stage gen:medium:0-15 gen:hard:0-15 gen:expert:200-327 gen:skills:0-63
+--imitation-back-weight 10
 --init-sigma 0.15 --cma-validate-mean 1 --population 40 --generations 1200
 --max-frames 720000000 --starts 2 --start-frames 200000000 --seed 0
 """
@@ -276,7 +279,7 @@ def test_every_variant_of_the_benchmark_is_a_preset():
 
 
 def test_the_one_start_preset_is_the_recipe_with_one_start():
-    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-one-start.toml") == recipe.replace(
         generations=800, max_frames=520_000_000, starts=1, start_frames=None)
 
@@ -289,19 +292,19 @@ def test_the_stand_preset_is_the_recipe_over_stand():
 
 
 def test_the_behind_preset_is_the_recipe_over_behind_with_skill_stages():
-    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-behind.toml") == recipe.replace(
         observation="behind", stages=(*recipe.stages, "gen:skills:0-63"))
 
 
 def test_the_runup_preset_is_the_recipe_over_runup():
-    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-runup.toml") == recipe.replace(
         observation="runup")
 
 
 def test_the_imitation_preset_is_the_recipe_from_a_fit_on_its_stages_and_skill_stages():
-    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-imitation.toml") == recipe.replace(
         imitation=3, imitation_stages=(*recipe.stages, "gen:skills:0-63"))
 
@@ -312,14 +315,14 @@ def test_the_imitation_back_preset_weighs_going_back_over_runup_with_skill_stage
         observation="runup", stages=imitation.imitation_stages, imitation_back_weight=10.0)
 
 
-def test_the_turnback_preset_is_imitation_back_over_turnback_with_a_longer_training_stall():
+def test_the_recipe_is_imitation_back_over_turnback_with_a_longer_training_stall():
     back = config_of("--config", CONFIGS / "recipe-imitation-back.toml")
-    assert config_of("--config", CONFIGS / "recipe-turnback.toml") == back.replace(
+    assert config_of("--config", CONFIGS / "recipe.toml") == back.replace(
         observation="turnback", training_stall_frames=480)
 
 
 def test_the_start_shift_preset_is_the_recipe_from_moved_starts():
-    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-start-shift.toml") == recipe.replace(
         start_shift=12)
 
@@ -337,7 +340,7 @@ def test_start_shift_is_a_task_setting_of_a_file_and_of_the_command_line(tmp_pat
 
 
 def test_the_final_repeat_preset_is_the_recipe_deciding_every_frame_at_the_end():
-    recipe = config_of("--config", CONFIGS / "recipe.toml")
+    recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-final-repeat.toml") == recipe.replace(
         final_action_repeat=1, final_frames=120_000_000)
 
