@@ -26,7 +26,11 @@ stage, then which genome each rule of choice picks and how it plays:
   highest share of each validation set, averaged over the sets) over the
   population too;
 - "+ six" and "+ places": the same with the six hand-made stages, or the
-  place stages, as one more set.
+  place stages, as one more set;
+- "six, near": the generated validation stages first and the six among
+  the genomes nearly as good there: of those that finish at most `NEAR`
+  (3) validation stages fewer than the population's best, the one that
+  finishes the most of the six.
 
 Totals over the runs follow, and how well finishing each set a rule may
 choose on goes with finishing the four held out, over every genome of
@@ -218,6 +222,33 @@ def choose(played: dict[str, dict[str, list[bool]]], over_population: bool,
     return max(names, key=lambda n: (score(n), -names.index(n)))
 
 
+# "six, near": how many validation stages below the population's best a
+# genome may finish and still be chosen for the six.
+NEAR = 3
+
+
+def choose_near(played: dict[str, dict[str, list[bool]]], validation: list[str],
+                sets: dict[str, list[str]], weight: str, near: int = NEAR) -> str:
+    """The generated validation stages first, the six among those nearly as
+    good: of every genome that finishes at least the most validation
+    stages any does less `near`, the one that finishes the most of the
+    six, then the highest validation score (`completion_score`), then the
+    earlier genome."""
+    names = list(played)
+
+    def finished(name: str) -> int:
+        return sum(count(played[name][s]) for s in validation)
+
+    def score(name: str) -> float:
+        completed = {stage: done for s in validation
+                     for stage, done in zip(sets[s], played[name][s])}
+        return completion_score(completed, [sets[s] for s in validation], weight)
+
+    floor = max(finished(n) for n in names) - near
+    eligible = [n for n in names if finished(n) >= floor]
+    return max(eligible, key=lambda n: (count(played[n]["six"]), score(n), -names.index(n)))
+
+
 def correlation(a: np.ndarray, b: np.ndarray) -> float:
     """Pearson's r of two centred series; 0 where either never varies."""
     spread = float(np.sqrt((a * a).sum() * (b * b).sum()))
@@ -280,9 +311,11 @@ def main(argv: list[str] | None = None) -> int:
         tests = [s for s in sets if s.startswith("test ")]
         print(f"  {'rule':<12} {'genome':<16} {'validation':>10} {'places':>6} {'six':>3} "
               f"{'held out':>8} {'built-in':>8}  test")
-        for rule, (over_population, chosen_on) in rules(config).items():
-            name = choose(played, over_population, chosen_on, sets,
-                          config.validation_weight)
+        picks = {rule: choose(played, over_population, chosen_on, sets,
+                              config.validation_weight)
+                 for rule, (over_population, chosen_on) in rules(config).items()}
+        picks["six, near"] = choose_near(played, validation, sets, config.validation_weight)
+        for rule, name in picks.items():
             row = played[name]
             figures = {"validation": sum(count(row[s]) for s in validation),
                        "places": count(row["places"]), "six": count(row["six"]),

@@ -101,6 +101,24 @@ def test_a_rule_weighs_as_the_run_does_by_stage_or_by_set(choice):
     assert choice.choose(runs, True, both, SETS, "set") == "population 1"
 
 
+def test_six_near_takes_the_most_of_the_six_only_among_genomes_nearly_best_on_validation(
+        choice):
+    sets = {"v": [f"v{i}" for i in range(6)], "six": ["a", "b", "c"]}
+
+    def run(six: int, validation: int) -> dict[str, list[bool]]:
+        return {"v": [i < validation for i in range(6)], "six": [i < six for i in range(3)]}
+
+    runs = {"the run's": run(1, 6), "population 0": run(3, 2), "population 1": run(2, 5),
+            "population 2": run(2, 5)}
+    # Population 0 finishes every stage of the six, but four validation
+    # stages fewer than the best: too far below. Of the two within one,
+    # the earlier.
+    assert choice.choose_near(runs, ["v"], sets, "set", near=1) == "population 1"
+    assert choice.choose_near(runs, ["v"], sets, "set", near=4) == "population 0"
+    # Nothing within reach finishes more of the six: the best on validation.
+    assert choice.choose_near(runs, ["v"], sets, "set", near=0) == "the run's"
+
+
 class Presses(BaseAgent):
     def __init__(self, action: int) -> None:
         self.action = action
