@@ -204,6 +204,15 @@ def rules(config: EvolutionConfig) -> dict[str, tuple[bool, list[str]]]:
             "+ places": (True, validation + ["places"])}
 
 
+def score_over(row: dict[str, list[bool]], set_names: list[str],
+               sets: dict[str, list[str]], weight: str) -> float:
+    """One genome's score over `set_names` by the run's own
+    `validation_weight` (`completion_score`); `row` is its entry of
+    `play`'s result."""
+    completed = {stage: done for s in set_names for stage, done in zip(sets[s], row[s])}
+    return completion_score(completed, [sets[s] for s in set_names], weight)
+
+
 def choose(played: dict[str, dict[str, list[bool]]], over_population: bool,
            set_names: list[str], sets: dict[str, list[str]], weight: str) -> str:
     """The genome a rule picks: the highest score over `set_names` by the
@@ -212,14 +221,8 @@ def choose(played: dict[str, dict[str, list[bool]]], over_population: bool,
     if not set_names:
         return "the run's"
     names = [n for n in played if over_population or not n.startswith("population")]
-    chosen_on = [sets[s] for s in set_names]
-
-    def score(name: str) -> float:
-        completed = {stage: done for s in set_names
-                     for stage, done in zip(sets[s], played[name][s])}
-        return completion_score(completed, chosen_on, weight)
-
-    return max(names, key=lambda n: (score(n), -names.index(n)))
+    return max(names, key=lambda n: (score_over(played[n], set_names, sets, weight),
+                                     -names.index(n)))
 
 
 # "six, near": how many validation stages below the population's best a
@@ -239,14 +242,11 @@ def choose_near(played: dict[str, dict[str, list[bool]]], validation: list[str],
     def finished(name: str) -> int:
         return sum(count(played[name][s]) for s in validation)
 
-    def score(name: str) -> float:
-        completed = {stage: done for s in validation
-                     for stage, done in zip(sets[s], played[name][s])}
-        return completion_score(completed, [sets[s] for s in validation], weight)
-
     floor = max(finished(n) for n in names) - near
     eligible = [n for n in names if finished(n) >= floor]
-    return max(eligible, key=lambda n: (count(played[n]["six"]), score(n), -names.index(n)))
+    return max(eligible, key=lambda n: (count(played[n]["six"]),
+                                        score_over(played[n], validation, sets, weight),
+                                        -names.index(n)))
 
 
 def correlation(a: np.ndarray, b: np.ndarray) -> float:
