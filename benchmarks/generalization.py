@@ -58,6 +58,7 @@ from evolution.config_file import read_config_file  # noqa: E402
 from evolution.run import main as evolution_main  # noqa: E402
 from runners import RunnerConfig, run_episodes  # noqa: E402
 from runners.genome_file import load_genome_file  # noqa: E402
+from speednik.cli import OneLineParser  # noqa: E402
 from speednik.stages import expand_stages, handmade_heldout_stages, handmade_stages  # noqa: E402
 
 CONFIGS = ROOT / "configs"
@@ -244,7 +245,7 @@ def seeds_of(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     # The docstring's first paragraph: its first line alone stops mid-sentence.
-    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    p = OneLineParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--seeds", type=seeds_of, nargs="+", default=[[0, 1, 2]],
                    help="the seeds to run, one after the other: numbers or ranges with "
                         "their ends included (0-4 is 0 1 2 3 4; default: 0 1 2)")

@@ -241,3 +241,14 @@ def test_the_benchmark_takes_seeds_as_numbers_and_ranges():
     for bad in ("4-0", "x", "1-", "-2", "1-2-3"):
         with pytest.raises(argparse.ArgumentTypeError, match="0-4"):
             module.seeds_of(bad)
+
+
+def test_the_benchmark_refuses_an_unknown_variant_on_one_line_naming_the_presets(capsys):
+    from paths import benchmark_module
+
+    module = benchmark_module("generalization")
+    with pytest.raises(SystemExit) as done:
+        module.main(["--variant", "turnbak", "--seeds", "0"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.count("\n") == 1
+    assert "'turnbak'" in err and "'recipe'" in err and "'reach'" in err
