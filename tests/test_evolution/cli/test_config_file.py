@@ -278,32 +278,32 @@ def test_every_variant_of_the_benchmark_is_a_preset():
         assert config.validation_stages and config.test_stages and what
 
 
-def test_the_one_start_preset_is_the_recipe_with_one_start():
+def test_the_one_start_preset_is_the_reach_recipe_with_one_start():
     recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-one-start.toml") == recipe.replace(
         generations=800, max_frames=520_000_000, starts=1, start_frames=None)
 
 
-def test_the_stand_preset_is_the_recipe_over_stand():
+def test_the_stand_preset_is_the_reach_recipe_of_one_start_over_stand():
     # The recipe of one start, as it was when the two were compared.
     recipe = config_of("--config", CONFIGS / "recipe-one-start.toml")
     assert config_of("--config", CONFIGS / "recipe-stand.toml") == recipe.replace(
         observation="stand")
 
 
-def test_the_behind_preset_is_the_recipe_over_behind_with_skill_stages():
+def test_the_behind_preset_is_the_reach_recipe_over_behind_with_skill_stages():
     recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-behind.toml") == recipe.replace(
         observation="behind", stages=(*recipe.stages, "gen:skills:0-63"))
 
 
-def test_the_runup_preset_is_the_recipe_over_runup():
+def test_the_runup_preset_is_the_reach_recipe_over_runup():
     recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-runup.toml") == recipe.replace(
         observation="runup")
 
 
-def test_the_imitation_preset_is_the_recipe_from_a_fit_on_its_stages_and_skill_stages():
+def test_the_imitation_preset_is_the_reach_recipe_from_a_fit_on_its_stages_and_skill_stages():
     recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-imitation.toml") == recipe.replace(
         imitation=3, imitation_stages=(*recipe.stages, "gen:skills:0-63"))
@@ -321,7 +321,7 @@ def test_the_recipe_is_imitation_back_over_turnback_with_a_longer_training_stall
         observation="turnback", training_stall_frames=480)
 
 
-def test_the_start_shift_preset_is_the_recipe_from_moved_starts():
+def test_the_start_shift_preset_is_the_reach_recipe_from_moved_starts():
     recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-start-shift.toml") == recipe.replace(
         start_shift=12)
@@ -339,7 +339,7 @@ def test_start_shift_is_a_task_setting_of_a_file_and_of_the_command_line(tmp_pat
         config_of("--config", path)
 
 
-def test_the_final_repeat_preset_is_the_recipe_deciding_every_frame_at_the_end():
+def test_the_final_repeat_preset_is_the_reach_recipe_deciding_every_frame_at_the_end():
     recipe = config_of("--config", CONFIGS / "recipe-reach.toml")
     assert config_of("--config", CONFIGS / "recipe-final-repeat.toml") == recipe.replace(
         final_action_repeat=1, final_frames=120_000_000)
