@@ -10,6 +10,7 @@ generator.
     generate_stage(7, "hard")         a random stage from a seed
     generate_stage(7, "skills")       a skill stage (see `skills`)
     generate_stage(7, "places")       a place stage (see `places`)
+    generate_stage(7, "stalls")       a stall stage (see `stalls`)
     list_stages()                     the built-in names
 
 Building is deterministic, so a built stage is kept and shared: the same

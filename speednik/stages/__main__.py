@@ -40,8 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="print the built-in stages, one a line")
     g = sub.add_parser("generate", help="write a generated stage as a profile")
     g.add_argument("--difficulty", required=True, choices=GENERATED_KINDS,
-                   help="a difficulty, or skills or places: the skill stages of "
-                   "gen:skills:SEEDS, the place stages of gen:places:SEEDS")
+                   help="a difficulty, or skills, places or stalls: the stages of "
+                   "gen:skills:SEEDS, gen:places:SEEDS or gen:stalls:SEEDS")
     g.add_argument("--seed", required=True, type=int, help="a whole number >= 0")
     g.add_argument("--out", required=True, type=Path,
                    help="the .toml file to write (replaced if it exists)")

@@ -1,6 +1,7 @@
 """Certified stages: the first draw of a seed that the planner finishes,
 for the kinds of generated stage drawn until one is (`expert`, the skill
-stages, `skills`, and the place stages, `places`), and the draws found,
+stages, `skills`, the place stages, `places`, and the stall stages,
+`stalls`), and the draws found,
 kept in this process and on disk (`certified_draws`) so that a stage
 built again skips the planner.
 
@@ -19,6 +20,7 @@ from speednik.stages.expert import EXPERT, draw_expert_data
 from speednik.stages.profile import Profile, StageError
 from speednik.stages.places import PLACES, draw_places_data
 from speednik.stages.skills import SKILLS, draw_skills_data
+from speednik.stages.stalls import STALLS, draw_stalls_data
 
 # Draws tried per seed before giving up (measured: the first draw is
 # certified for most seeds; see benchmarks/bench_planner.py).
@@ -32,15 +34,17 @@ MAX_DRAWS = 32
 _CERTIFIED_DRAW: dict[int, int] = {}
 _CERTIFIED_SKILLS_DRAW: dict[int, int] = {}
 _CERTIFIED_PLACES_DRAW: dict[int, int] = {}
+_CERTIFIED_STALLS_DRAW: dict[int, int] = {}
 # The kinds of generated stage the planner certifies.
-CERTIFIED_KINDS = (EXPERT, SKILLS, PLACES)
-_DRAW_DATA = {EXPERT: draw_expert_data, SKILLS: draw_skills_data, PLACES: draw_places_data}
+CERTIFIED_KINDS = (EXPERT, SKILLS, PLACES, STALLS)
+_DRAW_DATA = {EXPERT: draw_expert_data, SKILLS: draw_skills_data, PLACES: draw_places_data,
+              STALLS: draw_stalls_data}
 
 
 def _known_draws(kind: str) -> dict[int, int]:
     # Looked up at each call: tests replace these dicts.
     return {EXPERT: _CERTIFIED_DRAW, SKILLS: _CERTIFIED_SKILLS_DRAW,
-            PLACES: _CERTIFIED_PLACES_DRAW}[kind]
+            PLACES: _CERTIFIED_PLACES_DRAW, STALLS: _CERTIFIED_STALLS_DRAW}[kind]
 
 
 def _draw_data(kind: str, seed: int, draw: int) -> dict[str, Any]:

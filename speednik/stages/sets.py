@@ -7,6 +7,7 @@
     gen:easy:0-3,10       ranges and seeds mixed in one list
     gen:skills:0-63       64 skill stages (speednik.stages.skills)
     gen:places:0-63       64 place stages (speednik.stages.places)
+    gen:stalls:0-63       64 stall stages (speednik.stages.stalls)
     handmade:validation   the hand-made stages to choose settings on
     handmade:heldout      the hand-made stages no setting is chosen on
 
@@ -41,9 +42,10 @@ MAX_SET_SIZE = 10_000
 # Seeds are non-negative and below this.
 MAX_SEED = 2**31
 # What a generated set may name between `gen:` and its seeds: a difficulty,
-# the skill stages (expert stages of the moves made from a standstill), or
-# the place stages (stretches of the hand-made validation stages, varied).
-GENERATED_KINDS = DIFFICULTIES + ("skills", "places")
+# the skill stages (expert stages of the moves made from a standstill),
+# the place stages (stretches of the hand-made validation stages, varied),
+# or the stall stages (the places where trained policies still stall).
+GENERATED_KINDS = DIFFICULTIES + ("skills", "places", "stalls")
 
 SET_ACCEPTED = (f"accepted: gen:DIFFICULTY:SEEDS with DIFFICULTY one of "
                 f"{', '.join(GENERATED_KINDS)} and SEEDS one seed (7), a range A-B "
