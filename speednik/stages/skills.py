@@ -137,15 +137,23 @@ def skills_builder_class():
 
 def draw_skills_data(seed: int, draw: int) -> dict[str, Any]:
     """The profile data (as `tomllib` would return it) of one draw."""
+    return draw_built_of(SKILLS, skills_builder_class(), PIECE_WEIGHTS_SKILLS, seed, draw,
+                         "a skill stage")
+
+
+def draw_built_of(kind: str, builder_class, piece_weights: dict[str, float], seed: int,
+                  draw: int, what: str) -> dict[str, Any]:
+    """One draw of a kind of expert stage built of moves (skill or stall
+    stages): from the stream `KIND:SEED:DRAW`, a width, a short flat start,
+    the builder's opening, then pieces by weight."""
     from speednik.stages.generator import draw_pieces, profile_data
 
-    rng = random.Random(f"{SKILLS}:{seed}:{draw}")
-    b = skills_builder_class()(rng, EXPERT)
+    rng = random.Random(f"{kind}:{seed}:{draw}")
+    b = builder_class(rng, EXPERT)
     target = rng.randrange(*WIDTH_RANGE)
     b.flat(b.span(*START_FLAT))
     b.opening()
-    draw_pieces(rng, b, target, PIECE_WEIGHTS_SKILLS)
-    return profile_data(b, f"generated-{SKILLS}-{seed}", EXPERT,
-                        f"Generated from seed {seed} as a skill stage (draw {draw}), "
+    draw_pieces(rng, b, target, piece_weights)
+    return profile_data(b, f"generated-{kind}-{seed}", EXPERT,
+                        f"Generated from seed {seed} as {what} (draw {draw}), "
                         f"certified by the planner.")
-

@@ -25,12 +25,11 @@ the planner finishes it, as expert and skill stages are
 """
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from speednik.stages.expert import EXPERT, _round_up
 from speednik.stages.profile import MAX_SLOPE, SPRING_STEP_LIMIT, STEP_UP_LIMIT
-from speednik.stages.skills import DEEPEST_FLOOR, START_FLAT, WIDTH_RANGE, skills_builder_class
+from speednik.stages.skills import DEEPEST_FLOOR, draw_built_of, skills_builder_class
 
 STALLS = "stalls"
 
@@ -45,6 +44,10 @@ def stalls_builder_class():
     from speednik.stages.generator import LANDING, LEAD, LEVEL_TOP
 
     class StallsBuilder(skills_builder_class()):
+        def opening(self) -> None:
+            """None of the skill stages' moves from the standing start: the
+            places come with the pieces."""
+
         def room_above(self, rise: int) -> None:
             """A way down first (at half the steepest slope) where the
             ground is too high for `rise` px of climbing: walls and climbs
@@ -121,13 +124,5 @@ def stalls_builder_class():
 
 def draw_stalls_data(seed: int, draw: int) -> dict[str, Any]:
     """The profile data (as `tomllib` would return it) of one draw."""
-    from speednik.stages.generator import draw_pieces, profile_data
-
-    rng = random.Random(f"{STALLS}:{seed}:{draw}")
-    b = stalls_builder_class()(rng, EXPERT)
-    target = rng.randrange(*WIDTH_RANGE)
-    b.flat(b.span(*START_FLAT))
-    draw_pieces(rng, b, target, PIECE_WEIGHTS_STALLS)
-    return profile_data(b, f"generated-{STALLS}-{seed}", EXPERT,
-                        f"Generated from seed {seed} as a stall stage (draw {draw}), "
-                        f"certified by the planner.")
+    return draw_built_of(STALLS, stalls_builder_class(), PIECE_WEIGHTS_STALLS, seed, draw,
+                         "a stall stage")
