@@ -50,15 +50,21 @@ def skills_builder_class():
     from speednik.stages.generator import LANDING, LEAD, LEVEL_BOTTOM, LEVEL_TOP
 
     class SkillsBuilder(expert_builder_class()):
+        def room_above(self, rise: int) -> None:
+            """A way down first (at half the steepest slope) where the
+            ground is too high for `rise` px of climbing: walls and climbs
+            keep it high, and most climbs would not fit."""
+            drop = rise - (self.level - LEVEL_TOP)
+            if drop > 0:
+                drop = _round_up(drop, 8)
+                self.flat(LEAD)
+                self.seg("ramp", length=_round_up(drop / (0.5 * MAX_SLOPE), 32), rise=-drop)
+
         def climb(self, lo: int = 128, hi: int = 224, lead: tuple[int, int] = (64, 192)) -> None:
             """A climb of lo..hi px at nearly the steepest slope, after a
             short flat: too short to gather the speed that runs up it."""
             rise = self.span(lo, hi, 8)
-            if self.level - rise < LEVEL_TOP:
-                # Too high up: a way down first, at half the steepest slope.
-                drop = _round_up(rise - (self.level - LEVEL_TOP), 8)
-                self.flat(LEAD)
-                self.seg("ramp", length=_round_up(drop / (0.5 * MAX_SLOPE), 32), rise=-drop)
+            self.room_above(rise)
             self.flat(self.span(*lead))
             steep = self.rng.uniform(*STEEP) * MAX_SLOPE
             self.seg("ramp", length=_round_up(rise / steep, 32), rise=rise)
@@ -88,21 +94,27 @@ def skills_builder_class():
             # spring climbs: running off the drop flies over the spring, as
             # on quarry, and the way on is back to it.
             drop = self.span(64, 144, 16)
-            strength = self.rng.choice(("yellow", "yellow", "red"))
-            if strength == "red":
-                rise = self.span(SPRING_STEP_LIMIT["yellow"] + 16, 240, 8)
-            else:
-                rise = self.span(96, int(0.9 * SPRING_STEP_LIMIT["yellow"]), 8)
+            strength, rise = self.spring_wall_height()
             if self.level + drop > LEVEL_BOTTOM or self.level + drop - rise < LEVEL_TOP:
                 return False
             self.flat(self.span(LEAD, 320))
             self.seg("step", rise=-drop)
-            at = self.span(48, 144)
+            self.spring_before_wall(strength, rise, self.span(48, 144), self.span(128, 192))
+            return True
+
+        def spring_wall_height(self) -> tuple[str, int]:
+            """A spring's strength and the height of a wall only it climbs."""
+            strength = self.rng.choice(("yellow", "yellow", "red"))
+            if strength == "red":
+                return strength, self.span(SPRING_STEP_LIMIT["yellow"] + 16, 240, 8)
+            return strength, self.span(96, int(0.9 * SPRING_STEP_LIMIT["yellow"]), 8)
+
+        def spring_before_wall(self, strength: str, rise: int, at: int, before: int) -> None:
+            """A spring `at` px on, the wall `before` px past it, a landing."""
             self.ent("spring", self.x + at, strength=strength)
-            self.flat(at + self.span(128, 192))
+            self.flat(at + before)
             self.seg("step", rise=rise)
             self.flat(self.span(160, LANDING))
-            return True
 
         def _tall_step(self) -> bool:
             # A step near a jump's limit, met slowly after a climb.

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from speednik.stages.expert import EXPERT, _round_up
-from speednik.stages.profile import MAX_SLOPE, SPRING_STEP_LIMIT, STEP_UP_LIMIT
+from speednik.stages.profile import MAX_SLOPE, STEP_UP_LIMIT
 from speednik.stages.skills import DEEPEST_FLOOR, draw_built_of, skills_builder_class
 
 STALLS = "stalls"
@@ -41,33 +41,19 @@ PIECE_WEIGHTS_STALLS: dict[str, float] = {
 
 def stalls_builder_class():
     """The builder of stall stages: the skill stages' pieces and three more."""
-    from speednik.stages.generator import LANDING, LEAD, LEVEL_TOP
+    from speednik.stages.generator import LEAD
 
     class StallsBuilder(skills_builder_class()):
         def opening(self) -> None:
             """None of the skill stages' moves from the standing start: the
             places come with the pieces."""
 
-        def room_above(self, rise: int) -> None:
-            """A way down first (at half the steepest slope) where the
-            ground is too high for `rise` px of climbing: walls and climbs
-            keep it high, and most of these pieces would not fit."""
-            drop = rise - (self.level - LEVEL_TOP)
-            if drop > 0:
-                drop = _round_up(drop, 8)
-                self.flat(LEAD)
-                self.seg("ramp", length=_round_up(drop / (0.5 * MAX_SLOPE), 32), rise=-drop)
-
         def _spring_flown_over(self) -> bool:
             # The spring lies 48-128 px past spikes or a low step, and the
             # wall 96-160 px past the spring: a jump taken at speed comes
             # down beyond the spring, and the run back to it is short,
             # with the spikes behind.
-            strength = self.rng.choice(("yellow", "yellow", "red"))
-            if strength == "red":
-                rise = self.span(SPRING_STEP_LIMIT["yellow"] + 16, 240, 8)
-            else:
-                rise = self.span(96, int(0.9 * SPRING_STEP_LIMIT["yellow"]), 8)
+            strength, rise = self.spring_wall_height()
             step = self.span(40, 64, 8) if self.rng.random() < 0.5 else 0
             self.room_above(step + rise)
             self.flat(self.span(LEAD, 320))
@@ -77,11 +63,7 @@ def stalls_builder_class():
                 width = self.rng.choice((48, 64, 96))
                 self.ent("spikes", self.x + width // 2, width=width)
                 self.flat(width)
-            at = self.span(48, 128)
-            self.ent("spring", self.x + at, strength=strength)
-            self.flat(at + self.span(96, 160))
-            self.seg("step", rise=rise)
-            self.flat(self.span(160, LANDING))
+            self.spring_before_wall(strength, rise, self.span(48, 128), self.span(96, 160))
             return True
 
         def _guarded_step(self) -> bool:
