@@ -20,7 +20,8 @@ from evolution.strategies.registry import (
 from runners.compiled import ENGINES
 from runners.policies import DEFAULT_FAMILY, Policy, get_family, list_policies
 from speednik.observation import list_observations
-from speednik.stages import StageSetError, expand_stages, is_stage_set, list_stages
+from speednik.stages import (HANDMADE_NAMES, StageSetError, expand_stages, is_stage_set,
+                             list_stages)
 from speednik.stages.start_shift import MAX_START_SHIFT
 
 
@@ -473,7 +474,7 @@ class EvolutionConfig:
                 raise ConfigError(
                     f"unknown stage {stage!r}; accepted: {', '.join(builtin)}, "
                     "a path to a .toml profile, a generated set gen:DIFFICULTY:SEEDS, or "
-                    "handmade:validation or handmade:heldout")
+                    f"{HANDMADE_NAMES}")
         return expanded
 
     def tested(self, gen: int, frames: int) -> bool:

@@ -214,7 +214,7 @@ def _stages(empty: bool) -> Callable[[Any], Any]:
             raise ValueError(
                 f"must be a list of {'' if empty else 'one or more '}stage names (built-in "
                 f"names, .toml profile paths, generated sets gen:DIFFICULTY:SEEDS, "
-                f"handmade:validation, handmade:heldout), got "
+                f"handmade:validation, handmade:extra, handmade:heldout), got "
                 f"{_shown(value)}")
         return list(value)
     return check

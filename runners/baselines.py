@@ -23,6 +23,7 @@ from typing import Sequence
 from speednik.constants import DEFAULT_MAX_STEPS
 from speednik.stages import (
     DIFFICULTIES,
+    HANDMADE_NAMES,
     StageSetError,
     expand_stages,
     is_stage_set,
@@ -98,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stage", action="extend", nargs="+", metavar="NAME",
                    help=f"the stages to run, one or more: built-in names, .toml "
                         f"profile paths, generated sets gen:DIFFICULTY:SEEDS or the "
-                        f"hand-made sets handmade:validation and handmade:heldout, each "
+                        f"hand-made sets {HANDMADE_NAMES}, each "
                         f"set ending with its completion rate (default: all of "
                         f"{', '.join(list_stages())})")
     p.add_argument("--agent", action="extend", nargs="+", metavar="NAME",
@@ -131,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bad:
         parser.error(f"unknown stage {bad[0]!r}; accepted: {', '.join(list_stages())}, "
                      f"a .toml profile path, a generated set gen:DIFFICULTY:SEEDS, or "
-                     f"handmade:validation or handmade:heldout")
+                     f"{HANDMADE_NAMES}")
     bad = [a for a in agents if a not in BASELINES]
     if bad:
         parser.error(f"unknown agent {bad[0]!r}; accepted: {', '.join(BASELINES)}")

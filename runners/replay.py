@@ -13,7 +13,7 @@ equal the recorded fitness (the game is deterministic); the command prints
 both and exits with status 1 when they differ. `--stage` plays it
 elsewhere instead: that is how a genome's generalisation is tried. A
 generated set (`gen:DIFFICULTY:SEEDS`), or a hand-made one
-(`handmade:validation`, `handmade:heldout`), plays each of its stages and
+(`handmade:validation`, `handmade:extra`, `handmade:heldout`), plays each of its stages and
 ends with the completion rate (of each set and of all, when several are
 named).
 
@@ -66,12 +66,13 @@ from runners.parallel import run_episodes
 from runners.result import EpisodeResult
 from runners.runner_config import RunnerConfig
 from speednik.constants import DEFAULT_MAX_STEPS, FPS
-from speednik.stages import (Stage, StageSetError, certify_expert_stages, expand_stages,
+from speednik.stages import (HANDMADE_NAMES, Stage, StageSetError, certify_expert_stages,
+                             expand_stages,
                              is_stage_set, list_stages, names_several, stage_label)
 
 STAGES_ACCEPTED = (f"accepted: a built-in stage ({', '.join(list_stages())}), a path "
                    "to a .toml profile, a generated set gen:DIFFICULTY:SEEDS, or "
-                   "handmade:validation or handmade:heldout")
+                   f"{HANDMADE_NAMES}")
 # Two fitness values this close are the same replay; they are sums of the
 # same floats in the same order, so in practice they are equal.
 FITNESS_TOLERANCE = 1e-9
@@ -230,8 +231,7 @@ def build_parser(prog: str = "python -m runners.replay",
                         f"({', '.join(list_stages())}), .toml profile paths, "
                         f"generated sets gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages, "
                         f"a row each, ending with the completion rate of each set and "
-                        f"of all), or the hand-made sets handmade:validation and "
-                        f"handmade:heldout. Default: "
+                        f"of all), or the hand-made sets {HANDMADE_NAMES}. Default: "
                         f"the genome's own stages (then the fitness is checked), or every "
                         f"built-in stage for --agent")
     p.add_argument("--cell", metavar="I,J",

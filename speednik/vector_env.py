@@ -75,7 +75,7 @@ action_repeat, stall_frames, autoreset_mode, threads)`:
 - `num_envs`: how many sub-environments (>= 1);
 - `stages`: a stage named as everywhere (a built-in name, a `.toml`
   profile path, a generated set `gen:DIFFICULTY:SEEDS`, a hand-made set
-  `handmade:validation` or `handmade:heldout`) or a `Stage`, or
+  `handmade:validation`, `handmade:extra` or `handmade:heldout`) or a `Stage`, or
   a sequence of these; each episode plays one of them, drawn uniformly;
 - `observation`: one of `OBSERVATION_KINDS` (default "basic");
 - `max_steps`: frames before truncation (default 3600);

@@ -104,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
              "generated sets gen:DIFFICULTY:SEEDS (gen:hard:0-31: 32 stages; "
              "gen:skills:0-63: 64 skill stages; gen:places:0-63: 64 stages strung "
              "from stretches of the hand-made validation stages) or the "
-             "hand-made sets handmade:validation (6 stages) and handmade:heldout (4)")
+             "hand-made sets handmade:validation (6 stages), handmade:extra (8) and "
+             "handmade:heldout (4)")
     opt("--stages-per-generation", type=int, metavar="K",
         help="score each generation on K of the training stages, drawn anew "
              "(--stage-draw), the same K for every genome (default: all)")

@@ -60,7 +60,9 @@ from speednik.stages.profile import (
 from speednik.stages.sets import (
     GENERATED_KINDS,
     HANDMADE_DIR,
+    HANDMADE_EXTRA_DIR,
     HANDMADE_HELDOUT_DIR,
+    HANDMADE_NAMES,
     MAX_SEED,
     MAX_SET_SIZE,
     StageSetError,
@@ -81,8 +83,9 @@ BUILTIN_STAGES = ("hillside", "pipeworks", "skybridge")
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
 # Hand-made stages that are not built-in (HANDMADE_DIR, the set
 # handmade:validation): no run trains on them; they are there to choose
-# settings by how policies play stages a designer wrote. Those of its
-# `heldout` folder (handmade:heldout), written apart, are only reported on.
+# settings by how policies play stages a designer wrote, as are the eight
+# of its `extra` folder (handmade:extra). Those of its `heldout` folder
+# (handmade:heldout), written apart, are only reported on.
 
 # Stages kept by a `keep_stages` holder, with how many hold each, and the
 # most recently used others (least recent first), at most CACHE_SIZE.
@@ -200,6 +203,12 @@ def handmade_stages() -> list[str]:
     return handmade_set("handmade:validation")
 
 
+def handmade_extra_stages() -> list[str]:
+    """Paths of the eight more hand-made stages to choose on
+    (`HANDMADE_EXTRA_DIR`), by name."""
+    return handmade_set("handmade:extra")
+
+
 def handmade_heldout_stages() -> list[str]:
     """Paths of the hand-made held-out stages (`HANDMADE_HELDOUT_DIR`), by
     name: designed stages no setting is chosen on, reported apart."""
@@ -217,6 +226,7 @@ def load_profile(name: str | os.PathLike[str]) -> Profile:
     if name not in BUILTIN_STAGES:
         # A hand-made stage is listed by its file's name: say where it is.
         designed = next((p for p in (HANDMADE_DIR / f"{name}.toml",
+                                      HANDMADE_EXTRA_DIR / f"{name}.toml",
                                       HANDMADE_HELDOUT_DIR / f"{name}.toml")
                          if p.is_file()), None)
         if designed is not None:
@@ -345,7 +355,8 @@ def generate_stage(seed: int, difficulty: str | int = "medium") -> Stage:
 
 __all__ = [
     "Stage", "StageError", "UnknownStageError", "load_stage", "playable_stages", "list_stages",
-    "handmade_stages", "HANDMADE_DIR", "handmade_heldout_stages", "HANDMADE_HELDOUT_DIR",
+    "handmade_stages", "HANDMADE_DIR", "handmade_extra_stages", "HANDMADE_EXTRA_DIR",
+    "handmade_heldout_stages", "HANDMADE_HELDOUT_DIR", "HANDMADE_NAMES",
     "generate_stage", "load_profile", "build_stage", "generate_profile",
     "certify_expert_stages", "shifted_name", "split_shift",
     "Profile", "StageInfo", "SegmentSpec", "EntitySpec", "read_profile",

@@ -9,10 +9,12 @@
     gen:places:0-63       64 place stages (speednik.stages.places)
     gen:stalls:0-63       64 stall stages (speednik.stages.stalls)
     handmade:validation   the hand-made stages to choose settings on
+    handmade:extra        eight more hand-made stages to choose on
     handmade:heldout      the hand-made stages no setting is chosen on
 
 A hand-made set expands to the paths of its profiles, in the project's
-`speednik/stages/handmade/` (and its `heldout/`), in name order, so that
+`speednik/stages/handmade/` (and its `extra/` and `heldout/`), in name
+order, so that
 validation weighing each set alike (`validation_weight = "set"`) weighs
 the designed stages as one set.
 
@@ -33,10 +35,16 @@ from speednik.stages.start_shift import START_MARK, shifted_name, split_shift
 PREFIX = "gen:"
 HANDMADE_PREFIX = "handmade:"
 HANDMADE_DIR = Path(__file__).resolve().parent / "handmade"
+HANDMADE_EXTRA_DIR = HANDMADE_DIR / "extra"
 HANDMADE_HELDOUT_DIR = HANDMADE_DIR / "heldout"
-HANDMADE_SETS = {"handmade:validation": HANDMADE_DIR, "handmade:heldout": HANDMADE_HELDOUT_DIR}
-HANDMADE_ACCEPTED = (f"accepted: {' or '.join(HANDMADE_SETS)} (the hand-made stages to "
-                     f"choose on, and those kept apart)")
+# The six are apart from the eight written after them: the place stages
+# are drawn from the six, and what they draw must not change.
+HANDMADE_SETS = {"handmade:validation": HANDMADE_DIR, "handmade:extra": HANDMADE_EXTRA_DIR,
+                 "handmade:heldout": HANDMADE_HELDOUT_DIR}
+# The hand-made sets as an error message or a help text lists them.
+HANDMADE_NAMES = f"{', '.join(list(HANDMADE_SETS)[:-1])} or {list(HANDMADE_SETS)[-1]}"
+HANDMADE_ACCEPTED = (f"accepted: {HANDMADE_NAMES} (the hand-made stages to choose on, "
+                     f"and those kept apart)")
 # More stages than this in one set is a typo, not a training set.
 MAX_SET_SIZE = 10_000
 # Seeds are non-negative and below this.

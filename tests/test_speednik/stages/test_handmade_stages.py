@@ -1,7 +1,8 @@
 """The hand-made stages: written from the profile format at expert's
 sizes, each finished by the planner on the readable simulation, and not
-passable by one rule. Six are there to choose settings on; four more, in
-their own folder, are held out: reported on and never chosen on."""
+passable by one rule. Six are there to choose settings on, and eight more
+written after them (`extra/`); four more, in their own folder, are held
+out: reported on and never chosen on."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,14 +11,17 @@ import pytest
 
 from runners import EpisodeRunner
 from runners.agents import PlannerAgent, make_baseline
-from speednik.stages import (HANDMADE_DIR, HANDMADE_HELDOUT_DIR, handmade_heldout_stages,
-                             handmade_stages, list_stages, load_stage)
+from speednik.stages import (HANDMADE_DIR, HANDMADE_EXTRA_DIR, HANDMADE_HELDOUT_DIR,
+                             handmade_extra_stages, handmade_heldout_stages, handmade_stages,
+                             list_stages, load_stage)
 from speednik.stages.profile import read_profile
 from sweeps import sweep
 
 HANDMADE = handmade_stages()
+EXTRA = handmade_extra_stages()
 HELDOUT = handmade_heldout_stages()
-SETS = {"validation": (HANDMADE, HANDMADE_DIR, 6), "held-out": (HELDOUT, HANDMADE_HELDOUT_DIR, 4)}
+SETS = {"validation": (HANDMADE, HANDMADE_DIR, 6), "extra": (EXTRA, HANDMADE_EXTRA_DIR, 8),
+        "held-out": (HELDOUT, HANDMADE_HELDOUT_DIR, 4)}
 
 
 @pytest.mark.parametrize("which", SETS)
@@ -31,7 +35,8 @@ def test_each_set_is_named_after_its_files_and_shares_no_name(which):
         profile = read_profile(path)
         assert profile.stage.name == Path(path).stem
         assert profile.stage.difficulty == "expert"
-    assert not {Path(p).stem for p in HANDMADE} & {Path(p).stem for p in HELDOUT}
+    stems = [Path(p).stem for p in HANDMADE + EXTRA + HELDOUT]
+    assert len(set(stems)) == len(stems)
 
 
 def test_together_they_use_the_whole_vocabulary():
@@ -71,7 +76,7 @@ def test_the_held_out_stages_ask_for_the_skills_the_policies_miss():
 
 # The held-out stages first: make test keeps the first, and the planner
 # finishes gorge in a fifth of a second where aqueduct takes seven.
-@pytest.mark.parametrize("path", sweep(HELDOUT + HANDMADE), ids=lambda p: Path(p).stem)
+@pytest.mark.parametrize("path", sweep(HELDOUT + HANDMADE + EXTRA), ids=lambda p: Path(p).stem)
 def test_the_planner_finishes_each(path):
     result = EpisodeRunner(load_stage(path)).run_episode(PlannerAgent())
     assert result.done_reason == "goal", (path, result.metrics["progress"])

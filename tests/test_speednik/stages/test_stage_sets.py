@@ -210,13 +210,16 @@ def test_the_generated_stage_tiles_match_the_name():
 # -- the hand-made sets -----------------------------------------------------------------
 
 def test_the_hand_made_sets_are_the_profiles_of_their_folders():
-    from speednik.stages import handmade_heldout_stages, handmade_stages
+    from speednik.stages import handmade_extra_stages, handmade_heldout_stages, handmade_stages
 
-    chosen_on, kept_apart = (expand_stages([f"handmade:{s}"]) for s in ("validation", "heldout"))
+    chosen_on, more, kept_apart = (expand_stages([f"handmade:{s}"])
+                                   for s in ("validation", "extra", "heldout"))
     assert chosen_on == handmade_stages() and len(chosen_on) == 6
+    assert more == handmade_extra_stages() and len(more) == 8
     assert kept_apart == handmade_heldout_stages() and len(kept_apart) == 4
-    assert not set(chosen_on) & set(kept_apart)
-    with pytest.raises(StageSetError, match="accepted: handmade:validation or handmade:heldout"):
+    assert not set(chosen_on) & set(kept_apart) and not set(more) & (set(chosen_on) | set(kept_apart))
+    with pytest.raises(StageSetError, match="accepted: handmade:validation, handmade:extra or "
+                                            "handmade:heldout"):
         expand_stages(["handmade:all"])
     with pytest.raises(StageSetError, match="names 4 stages where one is needed"):
         load_stage("handmade:heldout")
@@ -251,7 +254,7 @@ def test_a_run_validates_on_a_hand_made_set_weighed_as_one(tmp_path):
     assert read_logbook(out)[-1]["val_goals"] is not None
     refused = command("evolution.run", "--stage", "gen:easy:0", "--validation-stage",
                       "handmade:nope", "--generations", "1", "--out", tmp_path / "x")
-    assert refused.returncode == 2 and "handmade:validation or handmade:heldout" in \
+    assert refused.returncode == 2 and "handmade:validation, handmade:extra or handmade:heldout" in \
         refused.stderr.strip().splitlines()[-1]
 
 
