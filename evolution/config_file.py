@@ -40,6 +40,7 @@ from evolution.strategies.registry import all_settings, get_strategy, list_strat
 from runners.compiled import ENGINES
 from runners.policies import DEFAULT_FAMILY, POLICY_FAMILIES, get_family, list_policies
 from speednik.observation import list_observations
+from speednik.stages import HANDMADE_NAMES
 
 CONFIG_TOML_NAME = "config.toml"
 
@@ -214,7 +215,7 @@ def _stages(empty: bool) -> Callable[[Any], Any]:
             raise ValueError(
                 f"must be a list of {'' if empty else 'one or more '}stage names (built-in "
                 f"names, .toml profile paths, generated sets gen:DIFFICULTY:SEEDS, "
-                f"handmade:validation, handmade:extra, handmade:heldout), got "
+                f"{HANDMADE_NAMES}), got "
                 f"{_shown(value)}")
         return list(value)
     return check

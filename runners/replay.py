@@ -13,9 +13,9 @@ equal the recorded fitness (the game is deterministic); the command prints
 both and exits with status 1 when they differ. `--stage` plays it
 elsewhere instead: that is how a genome's generalisation is tried. A
 generated set (`gen:DIFFICULTY:SEEDS`), or a hand-made one
-(`handmade:validation`, `handmade:extra`, `handmade:heldout`), plays each of its stages and
-ends with the completion rate (of each set and of all, when several are
-named).
+(`handmade:validation`, `handmade:extra`, `handmade:heldout`), plays each
+of its stages and ends with the completion rate (of each set and of all,
+when several are named).
 
 A genome plays on the compiled engine, a batch of stages at a time on
 every core, with the readable runner's results (`runners.parallel`): a
@@ -67,8 +67,8 @@ from runners.result import EpisodeResult
 from runners.runner_config import RunnerConfig
 from speednik.constants import DEFAULT_MAX_STEPS, FPS
 from speednik.stages import (HANDMADE_NAMES, Stage, StageSetError, certify_expert_stages,
-                             expand_stages,
-                             is_stage_set, list_stages, names_several, stage_label)
+                             expand_stages, is_stage_set, list_stages, names_several,
+                             stage_label)
 
 STAGES_ACCEPTED = (f"accepted: a built-in stage ({', '.join(list_stages())}), a path "
                    "to a .toml profile, a generated set gen:DIFFICULTY:SEEDS, or "

@@ -14,9 +14,8 @@
 
 A hand-made set expands to the paths of its profiles, in the project's
 `speednik/stages/handmade/` (and its `extra/` and `heldout/`), in name
-order, so that
-validation weighing each set alike (`validation_weight = "set"`) weighs
-the designed stages as one set.
+order, so that validation weighing each set alike (`validation_weight =
+"set"`) weighs the designed stages as one set.
 
 The same strings are accepted wherever a stage is (command lines,
 `config.json`, `best.json`, the Python API), so a run names its stages
