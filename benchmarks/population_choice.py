@@ -2,6 +2,7 @@
 population, and what that choice does on stages nothing was chosen on.
 
     python benchmarks/population_choice.py RUN_DIR [RUN_DIR ...] [--vote]
+    python benchmarks/population_choice.py RUN_DIR [RUN_DIR ...] --candidates
     python benchmarks/population_choice.py RUN_DIR --members DIR
 
 A run with validation stages keeps one genome, chosen on them among a
@@ -12,7 +13,8 @@ mean. This plays all of them, and the run's own genome, on
 
 - the run's validation sets, the six hand-made stages
   (`handmade:validation`) and 100 place stages (`gen:places:2000-2099`),
-  which a rule below may choose on;
+  which a rule below may choose on, and the eight more hand-made ones
+  (`handmade:extra`), which none does;
 - the four hand-made stages held out (`handmade:heldout`), the three
   built-in stages and the run's test sets, which nothing is chosen on;
 
@@ -28,9 +30,16 @@ stage, then which genome each rule of choice picks and how it plays:
 - "+ six" and "+ places": the same with the six hand-made stages, or the
   place stages, as one more set;
 - "six, near": the generated validation stages first and the six among
-  the genomes nearly as good there: of those that finish at most `NEAR`
-  (3) validation stages fewer than the population's best, the one that
-  finishes the most of the six.
+  the genomes nearly as good there: of those that finish at most
+  `--near` (3) validation stages fewer than the population's best, the
+  one that finishes the most of the six.
+
+`--candidates` plays, in place of the last population, every candidate
+the run's validation played over the whole run, which a run started with
+`--keep-candidates` keeps in RUN_DIR/candidates/ (each genome once, at
+its first validation): what another rule would have chosen among the
+genomes the run's own rule chose among. `--each` prints every genome's
+figures too.
 
 Totals over the runs follow, and how well finishing each set a rule may
 choose on goes with finishing the four held out, over every genome of
@@ -59,6 +68,7 @@ import numpy as np  # noqa: E402
 
 from evolution.config import EvolutionConfig  # noqa: E402
 from evolution.loop.checkpoint import load_checkpoint  # noqa: E402
+from evolution.loop.outputs import CANDIDATES_DIR  # noqa: E402
 from evolution.loop.validation import completion_score  # noqa: E402
 from runners.agent import BaseAgent  # noqa: E402
 from runners.genome_file import load_genome_file, write_genome_file  # noqa: E402
@@ -70,6 +80,7 @@ from speednik.cli import OneLineParser  # noqa: E402
 from speednik.stages import expand_stages  # noqa: E402
 
 SIX = "handmade:validation"
+EIGHT = "handmade:extra"
 PLACES = "gen:places:2000-2099"
 HELD_OUT = "handmade:heldout"
 BUILT_IN = ("hillside", "pipeworks", "skybridge")
@@ -100,6 +111,36 @@ def last_action_repeat(ckpt, config: EvolutionConfig) -> int:
     which each generation played."""
     repeat = ckpt.logbook[-1].get("action_repeat") if ckpt.logbook else None
     return config.action_repeat if repeat in (None, "") else int(repeat)
+
+
+# The genomes a rule "over the whole population" may pick beside the
+# run's own: the last population's, or with --candidates every candidate.
+POOL = ("population ", "candidate ")
+
+
+def in_pool(name: str) -> bool:
+    return name.startswith(POOL)
+
+
+def run_candidates(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndarray], int]:
+    """As `run_genomes`, with every candidate the run's validation played
+    (RUN_DIR/candidates/, "candidate gen-0075-hall-of-fame-0": the run's
+    own genome and each other once, by its first validation) in place of
+    its last population."""
+    config, genomes, repeat = run_genomes(run_dir)
+    folder = Path(run_dir) / CANDIDATES_DIR
+    files = sorted(folder.glob("gen-*.json"))
+    if not files:
+        raise ValueError(f"{folder}: no candidates kept; accepted: a run started with "
+                         f"--keep-candidates (keep_candidates = true)")
+    out = {"the run's": genomes["the run's"]}
+    seen = {out["the run's"].tobytes()}
+    for path in files:
+        genome = np.asarray(load_genome_file(path).genome, dtype=np.float64)
+        if genome.tobytes() not in seen:
+            seen.add(genome.tobytes())
+            out[f"candidate {path.stem}"] = genome
+    return config, out, repeat
 
 
 def run_genomes(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndarray], int]:
@@ -149,6 +190,7 @@ def stage_sets(config: EvolutionConfig) -> dict[str, list[str]]:
     names them, then the designed and test sets."""
     sets = {name: expand_stages([name]) for name in config.validation_stages}
     sets["six"] = expand_stages([SIX])
+    sets["eight"] = expand_stages([EIGHT])
     sets["places"] = expand_stages([PLACES])
     sets["held out"] = expand_stages([HELD_OUT])
     sets["built-in"] = list(BUILT_IN)
@@ -188,7 +230,7 @@ def vote_play(config: EvolutionConfig, genomes: dict[str, np.ndarray],
     engine, one process: the vote is an agent object, not a spec)."""
     policy = config.policy_spec()
     members = [build_agent(policy.spec(g)) for name, g in genomes.items()
-               if name.startswith("population")]
+               if in_pool(name)]
     vote = PopulationVote(members, policy.observation)
     return [r.goal_reached
             for r in run_episodes([(vote, s) for s in stages],
@@ -220,7 +262,7 @@ def choose(played: dict[str, dict[str, list[bool]]], over_population: bool,
     on a tie (the run's own first)."""
     if not set_names:
         return "the run's"
-    names = [n for n in played if over_population or not n.startswith("population")]
+    names = [n for n in played if over_population or not in_pool(n)]
     return max(names, key=lambda n: (score_over(played[n], set_names, sets, weight),
                                      -names.index(n)))
 
@@ -249,6 +291,23 @@ def choose_near(played: dict[str, dict[str, list[bool]]], validation: list[str],
                                         -names.index(n)))
 
 
+def figure_row(row: dict[str, list[bool]], validation: list[str],
+               tests: list[str]) -> dict[str, int]:
+    """What one genome finishes of each set printed, by the set's short name."""
+    figures = {"validation": sum(count(row[s]) for s in validation),
+               "places": count(row["places"]), "six": count(row["six"]),
+               "eight": count(row["eight"]), "held out": count(row["held out"]),
+               "built-in": count(row["built-in"])}
+    figures.update({s: count(row[s]) for s in tests})
+    return figures
+
+
+def figures_line(figures: dict[str, int]) -> str:
+    test = " / ".join(str(v) for k, v in figures.items() if k.startswith("test "))
+    return (f"{figures['validation']:>10} {figures['places']:>6} {figures['six']:>3} "
+            f"{figures['eight']:>5} {figures['held out']:>8} {figures['built-in']:>8}  {test}")
+
+
 def correlation(a: np.ndarray, b: np.ndarray) -> float:
     """Pearson's r of two centred series; 0 where either never varies."""
     spread = float(np.sqrt((a * a).sum() * (b * b).sum()))
@@ -263,6 +322,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR",
                         help="a run directory; its checkpoint.npz and best.json are read")
+    parser.add_argument("--candidates", action="store_true",
+                        help="choose among every candidate the run's validation played "
+                             "(RUN_DIR/candidates/, kept by --keep-candidates) instead of its "
+                             "last population")
+    parser.add_argument("--near", type=int, default=NEAR, metavar="K",
+                        help=f"'six, near' chooses among the genomes at most K validation "
+                             f"stages below the best (default {NEAR})")
+    parser.add_argument("--each", action="store_true",
+                        help="print every genome's figures, not only each rule's pick")
     parser.add_argument("--vote", action="store_true",
                         help="also play the population's plurality vote on the designed stages")
     parser.add_argument("--workers", type=int, default=2, help="threads that play (default 2)")
@@ -273,6 +341,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error(f"--workers must be 1 or more, got {args.workers}")
+    if args.near < 0:
+        parser.error(f"--near must be 0 or more validation stages, got {args.near}")
+    if args.vote and args.candidates:
+        parser.error("--vote plays the last population's vote, --candidates plays no "
+                     "population; accepted: one of them")
     if args.members is not None:
         for run_dir in args.runs:
             try:
@@ -286,47 +359,53 @@ def main(argv: list[str] | None = None) -> int:
     centred: dict[str, list[float]] = {}
     for run_dir in args.runs:
         try:
-            config, genomes, repeat = run_genomes(run_dir)
+            config, genomes, repeat = (run_candidates if args.candidates
+                                       else run_genomes)(run_dir)
         except ValueError as exc:   # CheckpointError and GenomeFileError among them
             print(f"{parser.prog}: error: {exc}", file=sys.stderr)
             return 1
         sets = stage_sets(config)
         played = play(config, genomes, sets, repeat, args.workers)
-        population = [n for n in played if n.startswith("population")]
+        population = [n for n in played if in_pool(n)]
         validation = list(config.validation_stages)
         for key, set_names in (("validation", validation), ("six", ["six"]),
-                               ("places", ["places"]), ("held out", ["held out"])):
+                               ("eight", ["eight"]), ("places", ["places"]),
+                               ("held out", ["held out"])):
             counts = np.array([sum(count(played[n][s]) for s in set_names) for n in played],
                               dtype=np.float64)
             centred.setdefault(key, []).extend(counts - counts.mean())
-        print(f"{run_dir} (seed {config.seed}): {len(population)} genomes of its last "
-              f"generation, its hall of fame and mean, and its own genome, deciding "
-              f"{'every frame' if repeat == 1 else f'every {repeat} frames'} as they "
-              f"were last scored")
+        deciding = (f"deciding {'every frame' if repeat == 1 else f'every {repeat} frames'} "
+                    f"as they were last scored")
+        if args.candidates:
+            print(f"{run_dir} (seed {config.seed}): its own genome and {len(population)} "
+                  f"more candidates its validation played, {deciding}")
+        else:
+            print(f"{run_dir} (seed {config.seed}): {len(population)} genomes of its last "
+                  f"generation, its hall of fame and mean, and its own genome, {deciding}")
         print(f"  {'designed stage':<16} {'finished by the population':>27}")
-        for set_name in ("six", "held out", "built-in"):
+        for set_name in ("six", "eight", "held out", "built-in"):
             for i, stage in enumerate(sets[set_name]):
                 done = sum(played[n][set_name][i] for n in population)
                 print(f"  {Path(stage).stem:<16} {done:>20} of {len(population)}")
         tests = [s for s in sets if s.startswith("test ")]
-        print(f"  {'rule':<12} {'genome':<16} {'validation':>10} {'places':>6} {'six':>3} "
-              f"{'held out':>8} {'built-in':>8}  test")
+        header = (f"{'validation':>10} {'places':>6} {'six':>3} {'eight':>5} {'held out':>8} "
+                  f"{'built-in':>8}  test")
+        if args.each:
+            print(f"  {'genome':<40} {header}")
+            for name in played:
+                print(f"  {name:<40} {figures_line(figure_row(played[name], validation, tests))}")
+        print(f"  {'rule':<12} {'genome':<40} {header}")
         picks = {rule: choose(played, over_population, chosen_on, sets,
                               config.validation_weight)
                  for rule, (over_population, chosen_on) in rules(config).items()}
-        picks["six, near"] = choose_near(played, validation, sets, config.validation_weight)
+        picks["six, near"] = choose_near(played, validation, sets, config.validation_weight,
+                                         args.near)
         for rule, name in picks.items():
-            row = played[name]
-            figures = {"validation": sum(count(row[s]) for s in validation),
-                       "places": count(row["places"]), "six": count(row["six"]),
-                       "held out": count(row["held out"]), "built-in": count(row["built-in"])}
-            figures.update({s: count(row[s]) for s in tests})
+            figures = figure_row(played[name], validation, tests)
             for key, value in figures.items():
                 totals.setdefault(rule, {}).setdefault(key, 0)
                 totals[rule][key] += value
-            test = " / ".join(str(figures[s]) for s in tests)
-            print(f"  {rule:<12} {name:<16} {figures['validation']:>10} {figures['places']:>6} "
-                  f"{figures['six']:>3} {figures['held out']:>8} {figures['built-in']:>8}  {test}")
+            print(f"  {rule:<12} {name:<40} {figures_line(figures)}")
         if args.vote:
             designed = sets["six"] + sets["held out"] + sets["built-in"]
             finished = vote_play(config, genomes, designed, repeat)
@@ -337,15 +416,16 @@ def main(argv: list[str] | None = None) -> int:
             for key, value in figures.items():
                 totals.setdefault("vote", {}).setdefault(key, 0)
                 totals["vote"][key] += value
-            print(f"  {'vote':<12} {'the population':<16} {'':>10} {'':>6} {figures['six']:>3} "
-                  f"{figures['held out']:>8} {figures['built-in']:>8}")
+            print(f"  {'vote':<12} {'the population':<40} {'':>10} {'':>6} "
+                  f"{figures['six']:>3} {'':>5} {figures['held out']:>8} "
+                  f"{figures['built-in']:>8}")
     if len(args.runs) > 1:
         print(f"over the {len(args.runs)} runs")
         for rule, figures in totals.items():
             print("  " + f"{rule:<12} " + ", ".join(f"{k} {v}" for k, v in figures.items()))
     held_out = np.array(centred["held out"])
     print(f"with the four held out, over the {len(held_out)} genomes, correlation of")
-    for key in ("validation", "six", "places"):
+    for key in ("validation", "six", "eight", "places"):
         print(f"  {key:<12} {correlation(np.array(centred[key]), held_out):.2f}")
     return 0
 

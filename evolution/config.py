@@ -98,6 +98,10 @@ class EvolutionConfig:
     # "set", by the fraction of each validation set completed, averaged
     # over the sets, so that a small set counts as much as a large one.
     validation_weight: str = "stage"
+    # Write every candidate validation plays as a genome file in the run's
+    # `candidates/` folder, so that another rule of choice can be tried
+    # on them afterwards (benchmarks/population_choice.py --candidates).
+    keep_candidates: bool = False
     # Each generation is scored on this many of the training stages,
     # drawn anew (`stage_draw`); None: on all of them.
     stages_per_generation: int | None = None
@@ -276,6 +280,13 @@ class EvolutionConfig:
                               f"candidates on validation stages, so it needs "
                               f"validation_stages; accepted: validation_weight 'stage' "
                               f"without them")
+        if not isinstance(self.keep_candidates, bool):
+            raise ConfigError(f"keep_candidates must be true or false, got "
+                              f"{self.keep_candidates!r}")
+        if self.keep_candidates and not self.validation_stages:
+            raise ConfigError("keep_candidates keeps the genomes validation plays, so it "
+                              "needs validation_stages; accepted: keep_candidates false "
+                              "without them")
         if self.observation not in list_observations():
             raise ConfigError(
                 f"unknown observation {self.observation!r}; accepted: "

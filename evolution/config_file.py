@@ -56,7 +56,8 @@ FAMILY_SETTINGS = tuple(dict.fromkeys(
 TABLES: dict[str, tuple[str, ...]] = {
     "task": ("stages", "stages_per_generation", "always_stages", "stage_draw",
              "start_shift",
-             "validation_stages", "validation_weight", "test_stages", "test_every",
+             "validation_stages", "validation_weight", "keep_candidates", "test_stages",
+             "test_every",
              "observation", "action_repeat", "final_action_repeat", "max_steps",
              "stall_frames", "training_stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
@@ -221,6 +222,12 @@ def _stages(empty: bool) -> Callable[[Any], Any]:
     return check
 
 
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, got {_shown(value)}")
+    return value
+
+
 def _stall(value: Any) -> int | None:
     _whole(0)(value)
     return None if value == 0 else value
@@ -238,7 +245,8 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "validation_stages": _stages(True), "always_stages": _stages(True),
     "stages_per_generation": _whole(1), "stage_draw": _choice(lambda: STAGE_DRAWS),
     "start_shift": _whole(0),
-    "validation_weight": _choice(lambda: VALIDATION_WEIGHTS), "test_every": _whole(1),
+    "validation_weight": _choice(lambda: VALIDATION_WEIGHTS), "keep_candidates": _flag,
+    "test_every": _whole(1),
     "observation": _choice(list_observations), "action_repeat": _whole(1),
     "final_action_repeat": _whole(1), "final_frames": _whole(1),
     "max_steps": _whole(1), "stall_frames": _stall, "training_stall_frames": _whole(1),

@@ -298,6 +298,19 @@ def elite_record(record: GenomeRecord, cell_text: str) -> GenomeRecord:
                                fitness_stages=None, held_out=None)
 
 
+def validation_origin(chosen: dict | None) -> str:
+    """What a genome file says of its validation: the genome a run chose
+    (best.json), or one candidate of the choice (a run's candidates/)."""
+    if not chosen:
+        return ""
+    where = f"generation {chosen.get('generation')} ({chosen.get('candidate')})"
+    if "validation_goals" in chosen:
+        return (f"; a validation candidate of {where}, completing "
+                f"{chosen['validation_goals']} of {len(chosen.get('validation_completed', {}))} "
+                f"validation stages")
+    return f"; chosen on validation stages in {where}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     return run_replay(parse_replay_args(parser, argv))
@@ -410,8 +423,7 @@ def run_replay(args: argparse.Namespace, on_episode: EpisodeHook | None = None,
               f"{record.genome.size} numbers"
               + (f", found in generation {record.generation}" if record.generation is not None else "")
               + (f" of a run with seed {record.seed}" if record.seed is not None else "")
-              + (f"; chosen on validation stages in generation {record.chosen.get('generation')}"
-                 f" ({record.chosen.get('candidate')})" if record.chosen else ""))
+              + validation_origin(record.chosen))
         listing = record.policy_spec.listing(record.genome)
         if listing is not None:
             print("program (what its constants decide already decided):\n"

@@ -143,6 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
              "--validation-stage set alike (the highest fraction completed, averaged "
              "over the sets, wins), so that gen:medium:2000-2049 weighs as much as "
              "gen:expert:10000-10199 beside it")
+    opt("--keep-candidates", action="store_true",
+        help="write every candidate validation plays as a genome file in "
+             "RUN_DIR/candidates/ (gen-GENERATION-CANDIDATE.json, with what it "
+             "validated), to replay or to choose among afterwards "
+             "(benchmarks/population_choice.py --candidates)")
     opt("--observation",
         help="what the policy sees: " + "; ".join(
             f"'{e.name}' ({e.size} values: {e.description})"

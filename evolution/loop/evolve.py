@@ -32,7 +32,12 @@ from evolution.loop.generation import (
     new_hall_of_fame,
     new_logbook,
 )
-from evolution.loop.outputs import keep_stage_copies, read_config_data, write_config
+from evolution.loop.outputs import (
+    CANDIDATES_DIR,
+    keep_stage_copies,
+    read_config_data,
+    write_config,
+)
 from evolution.loop.reporters import Console, HeldOut, LogbookFollower, MethodLog, RunFiles
 from evolution.imitation.start import imitation_start
 from evolution.loop.run_state import Finished, Reporter, RunState
@@ -74,6 +79,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
 
     # What an interrupted write left behind goes first.
     remove_stale_temporaries(run_dir)
+    remove_stale_temporaries(run_dir / CANDIDATES_DIR)
     first_mean = imitation_start(config, run_dir, resume, notes)
     # Every stage the run plays is built once (if `check_stages_load` has
     # not built it already) and kept until the run ends, before any worker
@@ -92,7 +98,7 @@ def evolve(config: EvolutionConfig, run_dir: str | Path, resume: bool = False,
         held_out = HeldOut(config, evaluator)
         follower = LogbookFollower(run_dir)
         method_log = MethodLog(run_dir)
-        validation = Validation(config, evaluator)
+        validation = Validation(config, evaluator, run_dir)
         final_repeat = FinalRepeat(config, evaluator, held_out)
         starts = Starts(config, strategy_class, size, first_mean)
         # Validation first: the held-out test plays the genome it chose, and

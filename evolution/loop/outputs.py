@@ -25,6 +25,8 @@ from runners.atomic import atomic_write_bytes, atomic_write_json, atomic_write_t
 from runners.genome_file import BEST_NAME, STAGE_COPIES, json_limit, write_genome_file
 
 CONFIG_NAME = "config.json"
+# With keep_candidates: one genome file per validated candidate.
+CANDIDATES_DIR = "candidates"
 LOGBOOK_NAME = "logbook.csv"
 RUN_FORMAT = "speednik-evolve-run"
 LOGBOOK_COLUMNS = LOGBOOK_HEADER
@@ -34,9 +36,10 @@ COUNT_COLUMNS = ("gen", "evals", "completions", "test_goals", "frames", "val_goa
 RUN_ACCEPTED = (f"a run directory written by evolution holds {CONFIG_NAME} and "
                 f"{LOGBOOK_NAME} (columns {','.join(LOGBOOK_COLUMNS)})")
 
-__all__ = ["BEST_NAME", "CONFIG_NAME", "LOGBOOK_NAME", "RUN_FORMAT", "RunFileError",
+__all__ = ["BEST_NAME", "CANDIDATES_DIR", "CONFIG_NAME", "LOGBOOK_NAME", "RUN_FORMAT", "RunFileError",
            "write_config", "read_config", "read_config_data", "write_logbook",
-           "read_logbook", "read_logbook_columns", "write_best", "run_complete"]
+           "read_logbook", "read_logbook_columns", "write_best", "write_candidate",
+           "run_complete"]
 
 
 class RunFileError(ValueError):
@@ -190,6 +193,24 @@ def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
         fitness=fitness, generation=generation,
         seed=config.seed, results=summary["results"], held_out=held_out,
         policy=config.policy_spec(), chosen=chosen)
+
+
+def write_candidate(run_dir: Path, name: str, config: EvolutionConfig, genome: np.ndarray,
+                    fitness: float, summary: dict, validated: dict,
+                    action_repeat: int) -> Path:
+    """run_dir/candidates/NAME.json: one candidate validation played, as a
+    genome file anything that reads one replays; its `chosen` holds which
+    candidate it was, the generation (and start) it was validated in and
+    what it validated (`validated`). Written again alike on a resume."""
+    path = Path(run_dir) / CANDIDATES_DIR / f"{name}.json"
+    write_genome_file(
+        path, genome, observation=config.observation,
+        stages=list(config.stages), max_steps=config.max_steps,
+        stall_frames=config.stall_frames, training_stall_frames=config.training_stall_frames,
+        action_repeat=action_repeat, fitness=fitness, generation=validated["generation"],
+        seed=config.seed, results=summary["results"], policy=config.policy_spec(),
+        chosen=validated)
+    return path
 
 
 def keep_stage_copies(run_dir: Path, config: EvolutionConfig) -> None:

@@ -13,15 +13,24 @@ candidate it was and the generation it was chosen in ("chosen"), and
 the held-out test plays it. Validation never reaches the search: no fitness, no
 selection and no random number depends on it, so a run evolves the same
 with or without it.
+
+With `keep_candidates`, each candidate first validated in a generation is
+written to the run's `candidates/` folder as a genome file, named by the
+generation and the candidate (gen-0075-hall-of-fame-0.json), its
+`chosen` saying what it validated: another rule of choice can then be
+tried on every genome the run's rule chose among
+(benchmarks/population_choice.py --candidates).
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from evolution.config import EvolutionConfig
 from evolution.loop.evaluate import GenomeEvaluator
+from evolution.loop.outputs import write_candidate
 from evolution.loop.run_state import Reporter, RunState
 
 # What a chosen genome was among the validation candidates.
@@ -44,9 +53,12 @@ def completion_score(completed: dict[str, bool], sets: list[list[str]], weight: 
 
 
 class Validation(Reporter):
-    def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator) -> None:
+    def __init__(self, config: EvolutionConfig, evaluator: GenomeEvaluator,
+                 run_dir: Path | None = None) -> None:
         self.config = config
         self.evaluator = evaluator
+        # Where candidates are written with keep_candidates.
+        self.run_dir = run_dir
         self.stages = config.validation_stage_names()
         self.sets = config.validation_sets()
         # The chosen genome, its training fitness and summary, its
@@ -81,9 +93,32 @@ class Validation(Reporter):
             if best is None or this > rank:
                 best, rank = (np.array(genome, dtype=np.float64), fitness, summary, key,
                               origin), this
+        if self.config.keep_candidates and self.run_dir is not None:
+            self._keep(gen, candidates, scores, ranked)
         self.chosen = best
         self._ranked = (gen, ranked)
         return {"val_goals": best[3][0], "val_progress": best[3][2]}
+
+    def _keep(self, gen: int, candidates: list, scores: list, ranked: list) -> None:
+        """Write the candidates first validated in `gen` (not the genome
+        chosen before, already written when it was) as genome files."""
+        named: dict[str, int] = {}
+        for (genome, fitness, summary, origin), (reward, result), (this, goals, _) in zip(
+                candidates, scores, ranked):
+            if origin.get("generation") != gen:
+                continue
+            kind = origin["candidate"].replace(" ", "-")
+            number = named[kind] = named.get(kind, -1) + 1
+            validated = dict(origin, validation_goals=goals,
+                             validation_score=float(this[0]),
+                             validation_reward=float(reward),
+                             validation_progress=float(result["progress"]),
+                             validation_completed={
+                                 name: bool(r["metrics"]["goal_reached"])
+                                 for name, r in result["results"].items()})
+            write_candidate(self.run_dir, f"gen-{gen:04d}-{kind}-{number}", self.config,
+                            np.asarray(genome, dtype=np.float64), fitness, summary,
+                            validated, self.evaluator.action_repeat)
 
     def _candidates(self, run: RunState, gen: int) -> list[tuple[Any, float, dict, dict]]:
         """The genome chosen so far first (with where it came from), then

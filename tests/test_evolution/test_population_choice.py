@@ -172,3 +172,32 @@ def test_the_members_are_written_as_genome_files_that_replay_plays(choice, tmp_p
     assert replay.main([str(tmp_path / "members" / "run" / "member-2.json"),
                         "--stage", "gen:easy:0"]) == 0
     assert "gen:easy:0" in capsys.readouterr().out
+
+
+def test_with_candidates_the_pool_is_every_genome_validation_played_each_once(choice, tmp_path):
+    run = tmp_path / "run"
+    evolve(small(keep_candidates=True, generations=3), run)
+    config, genomes, repeat = choice.run_candidates(run)
+    names = list(genomes)
+    assert names[0] == "the run's" and repeat == config.action_repeat
+    files = sorted((run / "candidates").glob("gen-*.json"))
+    kept = {p.stem: load_genome_file(p).genome for p in files}
+    # Each genome once: the run's own (one of the candidates) first, every
+    # other under the name of the first file holding it.
+    keys = [g.tobytes() for g in genomes.values()]
+    assert len(set(keys)) == len(keys)
+    assert set(keys) == {np.asarray(g, dtype=np.float64).tobytes() for g in kept.values()}
+    for name in names[1:]:
+        stem = name.removeprefix("candidate ")
+        assert np.array_equal(genomes[name], kept[stem])
+        assert not any(np.array_equal(kept[s], kept[stem]) for s in kept if s < stem)
+    # Every one of them is in the pool a rule over the population picks from.
+    assert all(choice.in_pool(n) for n in names[1:]) and not choice.in_pool("the run's")
+
+
+def test_candidates_of_a_run_that_kept_none_are_refused_on_one_line(choice, tmp_path, capsys):
+    evolve(small(), tmp_path / "run")
+    assert choice.main([str(tmp_path / "run"), "--candidates"]) == 1
+    err = capsys.readouterr().err
+    assert "no candidates kept" in err and "--keep-candidates" in err
+    assert err.count("\n") == 1

@@ -141,6 +141,7 @@ BAD = [
     ("[policy]\nhidden = 8\n", "hidden in [policy] is a setting of another policy family"),
     ("[budget]\nmax_frames = 0\n", "max_frames in [budget] must be a whole number >= 1"),
     ("[run]\nout = \"runs/x\"\n", "unknown key 'out' in [run]"),
+    ("[task]\nkeep_candidates = 1\n", "keep_candidates in [task] must be true or false, got 1"),
     ("[task]\nstages = [\"hillside\"]\ntest_stages = [\"hillside\"]\n",
      "'hillside' is both a training and a test stage"),
     ("[task]\nstages = [\"hillside\"\n", "not valid TOML"),

@@ -250,3 +250,68 @@ def test_a_run_weighting_validation_by_set_chooses_by_set_and_evolves_the_same(t
 def test_a_validation_weight_it_cannot_use_is_refused(changes, named):
     with pytest.raises(ConfigError, match=named):
         config(**changes)
+
+
+@pytest.mark.parametrize("changes, named", [
+    ({"keep_candidates": True}, "keep_candidates keeps the genomes validation plays, so it "
+                                "needs validation_stages"),
+    ({"keep_candidates": "yes", "validation_stages": VALIDATION},
+     "keep_candidates must be true or false, got 'yes'")])
+def test_keeping_candidates_it_cannot_keep_is_refused(changes, named):
+    with pytest.raises(ConfigError, match=named):
+        config(**changes)
+
+
+def test_kept_candidates_are_the_genomes_validation_chose_among_with_what_they_validated(
+        tmp_path, capsys):
+    from runners.genome_file import load_genome_file
+
+    kept = evolve(config(validation_stages=VALIDATION, keep_candidates=True, generations=4,
+                         algorithm="cmaes", options={"cma_validate_mean": 1}),
+                  tmp_path / "kept")
+    plain = evolve(config(validation_stages=VALIDATION, algorithm="cmaes", generations=4,
+                          options={"cma_validate_mean": 1}), tmp_path / "plain")
+    assert not (tmp_path / "plain" / "candidates").exists()
+    # Keeping them writes files and changes nothing the run does.
+    assert rows(tmp_path / "kept") == rows(tmp_path / "plain")
+    assert kept.logbook[-1]["max"] == plain.logbook[-1]["max"]
+    files = sorted((tmp_path / "kept" / "candidates").glob("*.json"))
+    records = {p.stem: load_genome_file(p) for p in files}
+    # Every validated generation (0, 2, 4) wrote its hall of fame and
+    # CMA-ES's mean, named by the generation and the candidate.
+    assert {name[:8] for name in records} == {"gen-0000", "gen-0002", "gen-0004"}
+    assert "gen-0004-strategy-candidate-0" in records and "gen-0004-hall-of-fame-0" in records
+    from speednik.stages import expand_stages
+
+    stages = expand_stages(list(VALIDATION))
+    for name, record in records.items():
+        validated = record.chosen
+        assert validated["generation"] == int(name[4:8])
+        assert name[9:].startswith(validated["candidate"].replace(" ", "-"))
+        assert list(validated["validation_completed"]) == stages
+        assert validated["validation_goals"] == sum(validated["validation_completed"].values())
+        assert validated["validation_goals"] == validation_key(record.genome)[0]
+        assert record.observation == "terrain" and record.action_repeat == 1
+    # The genome the run gives is the candidate it was chosen as.
+    best = load_genome_file(tmp_path / "kept" / "best.json")
+    origin = best.chosen
+    name = (f"gen-{origin['generation']:04d}-"
+            f"{origin['candidate'].replace(' ', '-')}")
+    same = [n for n, r in records.items() if n.startswith(name)
+            and np.array_equal(r.genome, best.genome)]
+    assert len(same) == 1
+    assert records[same[0]].chosen["validation_goals"] == max(
+        r.chosen["validation_goals"] for n, r in records.items()
+        if r.chosen["generation"] == origin["generation"])
+    # Replay says what a candidate file is, apart from the genome chosen.
+    from runners import replay
+
+    capsys.readouterr()
+    one = next(n for n in sorted(records) if n.startswith("gen-0002"))
+    assert replay.main([str(tmp_path / "kept" / "candidates" / f"{one}.json"),
+                        "--stage", "gen:easy:0"]) == 0
+    said = capsys.readouterr().out
+    validated = records[one].chosen
+    assert (f"a validation candidate of generation 2 ({validated['candidate']}), completing "
+            f"{validated['validation_goals']} of 4 validation stages") in said
+    assert "chosen on validation stages" not in said
