@@ -34,7 +34,7 @@ VALIDATION_WEIGHTS = ("stage", "set")
 # The settings that are lists of stage names: profile paths in them are
 # recorded absolute and relocated to the run's copies on resume.
 STAGE_LISTS = ("stages", "test_stages", "validation_stages", "always_stages",
-               "imitation_stages")
+               "imitation_stages", "validation_prefer")
 
 
 class ConfigError(ValueError):
@@ -98,6 +98,13 @@ class EvolutionConfig:
     # "set", by the fraction of each validation set completed, averaged
     # over the sets, so that a small set counts as much as a large one.
     validation_weight: str = "stage"
+    # Validation sets (named as in `validation_stages`) preferred among the
+    # candidates nearly best on the others: of the candidates completing
+    # at most `validation_near` stages of the other sets fewer than the
+    # best of them does, the one completing the most of these wins (then
+    # the rule above over the other sets). Empty: all sets compare alike.
+    validation_prefer: tuple[str, ...] = ()
+    validation_near: int = 0
     # Write every candidate validation plays as a genome file in the run's
     # `candidates/` folder, so that another rule of choice can be tried
     # on them afterwards (benchmarks/population_choice.py --candidates).
@@ -280,6 +287,7 @@ class EvolutionConfig:
                               f"candidates on validation stages, so it needs "
                               f"validation_stages; accepted: validation_weight 'stage' "
                               f"without them")
+        self._check_prefer()
         if not isinstance(self.keep_candidates, bool):
             raise ConfigError(f"keep_candidates must be true or false, got "
                               f"{self.keep_candidates!r}")
@@ -347,6 +355,28 @@ class EvolutionConfig:
                 f"stages_per_generation ({k}) leaves no stage to draw beside the "
                 f"{len(set(always))} always_stages; accepted: "
                 f"{len(set(always)) + 1} to {len(training)}")
+
+    def _check_prefer(self) -> None:
+        near = self.validation_near
+        if isinstance(near, bool) or not isinstance(near, int) or near < 0:
+            raise ConfigError(f"validation_near must be a whole number of validation "
+                              f"stages >= 0, got {near!r}")
+        if not self.validation_prefer:
+            if near:
+                raise ConfigError("validation_near widens the candidates validation_prefer "
+                                  "chooses among, so it needs validation_prefer; accepted: "
+                                  "validation_near 0 without it")
+            return
+        outside = [s for s in self.validation_prefer if s not in self.validation_stages]
+        if outside:
+            raise ConfigError(
+                f"validation_prefer: {outside[0]!r} is not one of validation_stages; "
+                f"accepted: names given in validation_stages "
+                f"({', '.join(self.validation_stages) or 'none given'})")
+        if set(self.validation_stages) <= set(self.validation_prefer):
+            raise ConfigError(
+                "validation_prefer names every validation set, leaving none for the "
+                "candidates to be nearly best on; accepted: some of validation_stages")
 
     def _check_starts(self) -> None:
         if not isinstance(self.starts, int) or isinstance(self.starts, bool) \

@@ -56,7 +56,8 @@ FAMILY_SETTINGS = tuple(dict.fromkeys(
 TABLES: dict[str, tuple[str, ...]] = {
     "task": ("stages", "stages_per_generation", "always_stages", "stage_draw",
              "start_shift",
-             "validation_stages", "validation_weight", "keep_candidates", "test_stages",
+             "validation_stages", "validation_weight", "validation_prefer", "validation_near",
+             "keep_candidates", "test_stages",
              "test_every",
              "observation", "action_repeat", "final_action_repeat", "max_steps",
              "stall_frames", "training_stall_frames"),
@@ -246,6 +247,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "stages_per_generation": _whole(1), "stage_draw": _choice(lambda: STAGE_DRAWS),
     "start_shift": _whole(0),
     "validation_weight": _choice(lambda: VALIDATION_WEIGHTS), "keep_candidates": _flag,
+    "validation_prefer": _stages(True), "validation_near": _whole(0),
     "test_every": _whole(1),
     "observation": _choice(list_observations), "action_repeat": _whole(1),
     "final_action_repeat": _whole(1), "final_frames": _whole(1),

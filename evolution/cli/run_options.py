@@ -143,6 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
              "--validation-stage set alike (the highest fraction completed, averaged "
              "over the sets, wins), so that gen:medium:2000-2049 weighs as much as "
              "gen:expert:10000-10199 beside it")
+    opt("--validation-prefer", nargs="+", metavar="SET",
+        help="validation sets (as named in --validation-stage) preferred among the "
+             "candidates nearly best on the others: of those completing at most "
+             "--validation-near stages of the other sets fewer than the best, the one "
+             "completing the most of these wins, e.g. --validation-prefer "
+             "handmade:validation to choose on six designed stages only among genomes "
+             "as good as any on the generated ones (they do not rank the --starts)")
+    opt("--validation-near", type=int, metavar="N",
+        help="how many stages of the other validation sets a candidate may complete "
+             "fewer than the best one and still be chosen for --validation-prefer")
     opt("--keep-candidates", action="store_true",
         help="write every candidate validation plays as a genome file in "
              "RUN_DIR/candidates/ (gen-GENERATION-CANDIDATE.json, with what it "

@@ -8,7 +8,13 @@ of fame, the strategy's recommendation, the strategy's own candidates
 played on the validation stages, and the one that completes the most of
 them (with `validation_weight` "set": the highest fraction of each
 validation set, averaged over the sets; then: with the highest mean
-reward there; then: the earlier candidate) becomes the run's genome: best.json holds it, with which
+reward there; then: the earlier candidate) becomes the run's genome.
+With `validation_prefer`, those sets are left out of that rank, and of
+the candidates completing at most `validation_near` stages of the other
+sets fewer than the best of them, the one completing the most of the
+preferred sets wins (then by that rank): a few designed stages choose
+only among genomes about as good as any on many generated ones. The
+chosen genome is what best.json holds, with which
 candidate it was and the generation it was chosen in ("chosen"), and
 the held-out test plays it. Validation never reaches the search: no fitness, no
 selection and no random number depends on it, so a run evolves the same
@@ -61,6 +67,13 @@ class Validation(Reporter):
         self.run_dir = run_dir
         self.stages = config.validation_stage_names()
         self.sets = config.validation_sets()
+        # The sets `validation_prefer` names, and the others.
+        self.prefer = [names for named, names in zip(config.validation_stages, self.sets)
+                       if named in config.validation_prefer]
+        self.others = [names for named, names in zip(config.validation_stages, self.sets)
+                       if named not in config.validation_prefer]
+        self.preferred_names = {name for names in self.prefer for name in names}
+        self.other_names = {name for names in self.others for name in names}
         # The chosen genome, its training fitness and summary, its
         # validation result (goals, mean reward, mean progress), and where
         # it came from: {"candidate": HALL_OF_FAME, RECOMMENDATION or
@@ -80,24 +93,43 @@ class Validation(Reporter):
             return {"val_goals": None, "val_progress": None}
         candidates = self._candidates(run, gen)
         scores = self.evaluator([c[0] for c in candidates], self.stages)
-        best = rank = None
-        ranked = []
+        ranked, keys, preferred, others = [], [], [], []
         for (genome, fitness, summary, origin), (reward, result) in zip(candidates, scores):
             completed = {name: bool(r["metrics"]["goal_reached"])
                          for name, r in result["results"].items()}
             goals = sum(completed.values())
-            key = (goals, float(reward), float(result["progress"]))
-            this = (completion_score(completed, self.sets, self.config.validation_weight),
-                    float(reward))
-            ranked.append((this, goals, origin))
-            if best is None or this > rank:
-                best, rank = (np.array(genome, dtype=np.float64), fitness, summary, key,
-                              origin), this
+            keys.append((goals, float(reward), float(result["progress"])))
+            ranked.append((self._rank(completed, float(reward)), goals, origin))
+            preferred.append(sum(completed[name] for name in self.preferred_names))
+            others.append(sum(completed[name] for name in self.other_names))
+        best = self._choose(ranked, preferred, others)
+        genome, fitness, summary, origin = candidates[best]
         if self.config.keep_candidates and self.run_dir is not None:
             self._keep(gen, candidates, scores, ranked)
-        self.chosen = best
+        self.chosen = (np.array(genome, dtype=np.float64), fitness, summary, keys[best], origin)
         self._ranked = (gen, ranked)
-        return {"val_goals": best[3][0], "val_progress": best[3][2]}
+        return {"val_goals": keys[best][0], "val_progress": keys[best][2]}
+
+    def _rank(self, completed: dict[str, bool], reward: float) -> tuple[float, float]:
+        """What a candidate counts for on the validation sets not
+        preferred (all of them without `validation_prefer`): its completion
+        score by `validation_weight`, then its mean reward. The starts are
+        compared on this."""
+        return (completion_score({k: v for k, v in completed.items() if k in self.other_names},
+                                 self.others, self.config.validation_weight), reward)
+
+    def _choose(self, ranked: list[tuple[tuple, int, dict]], preferred: list[int],
+                others: list[int]) -> int:
+        """The index of the candidate chosen: the best rank, the earlier on
+        a tie; with `validation_prefer`, among those completing at most
+        `validation_near` stages of the other sets fewer than the best of
+        them, the most of the preferred sets first."""
+        order = range(len(ranked))
+        if not self.prefer:
+            return max(order, key=lambda i: (ranked[i][0], -i))
+        floor = max(others) - self.config.validation_near
+        return max((i for i in order if others[i] >= floor),
+                   key=lambda i: (preferred[i], ranked[i][0], -i))
 
     def _keep(self, gen: int, candidates: list, scores: list, ranked: list) -> None:
         """Write the candidates first validated in `gen` (not the genome

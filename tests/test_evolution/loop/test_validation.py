@@ -315,3 +315,96 @@ def test_kept_candidates_are_the_genomes_validation_chose_among_with_what_they_v
     assert (f"a validation candidate of generation 2 ({validated['candidate']}), completing "
             f"{validated['validation_goals']} of 4 validation stages") in said
     assert "chosen on validation stages" not in said
+
+
+PREFERRED = ("gen:easy:200-203", "gen:easy:204-206")
+
+
+@pytest.mark.parametrize("changes, named", [
+    ({"validation_prefer": ("gen:easy:204-206",), "validation_stages": VALIDATION},
+     "validation_prefer: 'gen:easy:204-206' is not one of validation_stages; accepted: "
+     "names given in validation_stages \\(gen:easy:200-203\\)"),
+    ({"validation_prefer": VALIDATION, "validation_stages": VALIDATION},
+     "validation_prefer names every validation set"),
+    ({"validation_near": 2, "validation_stages": VALIDATION}, "needs validation_prefer"),
+    ({"validation_near": -1, "validation_stages": PREFERRED,
+      "validation_prefer": PREFERRED[1:]}, "validation_near must be a whole number")])
+def test_a_preference_it_cannot_use_is_refused(changes, named):
+    with pytest.raises(ConfigError, match=named):
+        config(**changes)
+
+
+def test_the_preferred_sets_choose_only_among_candidates_nearly_best_on_the_others():
+    from evolution.loop.validation import Validation
+
+    chooser = Validation(config(validation_stages=PREFERRED, validation_prefer=PREFERRED[1:],
+                                validation_near=1), evaluator=None)
+    assert chooser.other_names == {f"gen:easy:{i}" for i in range(200, 204)}
+    assert chooser.preferred_names == {"gen:easy:204", "gen:easy:205", "gen:easy:206"}
+    # (rank on the others, stages completed in all), the preferred completed,
+    # the others completed.
+    ranked = [((1.0, 5.0), 4, {}), ((0.75, 9.0), 6, {}), ((0.5, 9.0), 5, {}),
+              ((0.75, 1.0), 6, {})]
+    preferred, others = [0, 3, 3, 3], [4, 3, 2, 3]
+    # Within one stage of the best (4): the first two and the last; of
+    # those, the most of the preferred (3, twice), then the better rank.
+    assert chooser._choose(ranked, preferred, others) == 1
+    chooser.config = chooser.config.replace(validation_near=2)
+    # The third is in reach now, but ranks below the second.
+    assert chooser._choose(ranked, preferred, others) == 1
+    chooser.config = chooser.config.replace(validation_near=0)
+    assert chooser._choose(ranked, preferred, others) == 0
+    # Without a preference, the best rank, the earlier on a tie.
+    plain = Validation(config(validation_stages=PREFERRED), evaluator=None)
+    assert plain._choose(ranked, preferred, others) == 0
+    assert plain._choose(ranked[1:], preferred[1:], others[1:]) == 0
+
+
+def test_validation_chooses_by_the_preferred_sets_and_ranks_the_starts_without_them():
+    from types import SimpleNamespace
+
+    from evolution.loop.validation import Validation
+
+    stages = [f"gen:easy:{i}" for i in range(200, 207)]
+    # What each candidate completes of 200-203 (the others) and 204-206.
+    plays = {0: "1111" + "000", 1: "1110" + "111", 2: "1100" + "111"}
+
+    def evaluator(genomes, asked):
+        assert asked == stages
+        return [(float(g[0]), {"progress": 0.5, "results": {
+            name: {"metrics": {"goal_reached": plays[int(g[0])][k] == "1"}}
+            for k, name in enumerate(stages)}}) for g in genomes]
+
+    def chooser(**changes) -> Validation:
+        v = Validation(config(validation_stages=PREFERRED, **changes), evaluator)
+        v._candidates = lambda run, gen: [(np.array([float(i)]), 0.0, {}, {"candidate": "c",
+                                                                         "generation": gen})
+                                          for i in range(3)]
+        return v
+
+    run = SimpleNamespace(tested=lambda gen: True)
+    picks = {}
+    for near in (None, 0, 1, 2):
+        v = chooser() if near is None else chooser(validation_prefer=PREFERRED[1:],
+                                                   validation_near=near)
+        column = v.columns(run, 4)
+        picks[near] = int(v.chosen[0][0])
+        # val_goals counts every validation stage the chosen genome completed.
+        assert column["val_goals"] == plays[picks[near]].count("1")
+        # The starts are ranked on the sets not preferred alone.
+        assert [rank[0][0] for rank in v.ranks(4)] == (
+            [4, 6, 5] if near is None else [4, 3, 2])
+    # Every stage alike: candidate 1 (6 of 7). Preferring 204-206: the best
+    # of the others within `near` stages of 4: 0 alone, then 1, then 1 (2
+    # is in reach but ranks below 1 on the others).
+    assert picks == {None: 1, 0: 0, 1: 1, 2: 1}
+
+
+def test_a_run_with_preferred_sets_evolves_the_same(tmp_path):
+    common = dict(validation_stages=PREFERRED, generations=4)
+    plain = evolve(config(**common), tmp_path / "plain")
+    prefer = evolve(config(**common, validation_prefer=PREFERRED[1:], validation_near=2),
+                    tmp_path / "prefer")
+    training = ("seconds", "val_goals", "val_progress", "test_goals", "test_progress", "best")
+    assert rows(tmp_path / "prefer", drop=training) == rows(tmp_path / "plain", drop=training)
+    assert prefer.logbook[-1]["max"] == plain.logbook[-1]["max"]
