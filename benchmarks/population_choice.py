@@ -38,8 +38,21 @@ stage, then which genome each rule of choice picks and how it plays:
 the run's validation played over the whole run, which a run started with
 `--keep-candidates` keeps in RUN_DIR/candidates/ (each genome once, at
 its first validation): what another rule would have chosen among the
-genomes the run's own rule chose among. `--each` prints every genome's
-figures too.
+genomes the run's own rule chose among. Two rules more are then applied
+as the run applies its own, at each validation in turn with the genome
+chosen so far carried over:
+
+- "run, plain": the validation sets alone (it gives the run's own
+  genome, but where the run broke a tie by the mean reward);
+- "run, near": the run's `validation_prefer` sets (without them: the
+  six) among the genomes at most `validation_near` (without it:
+  `--near`) validation stages below the best, what a run given
+  `--validation-prefer` would have chosen: validation never steers the
+  search, and the starts are ranked without the preferred sets, so the
+  same run would have played the same candidates.
+
+The validation sets a run prefers are left out of "validation" (the
+generated stages, usually). `--each` prints every genome's figures too.
 
 Totals over the runs follow, and how well finishing each set a rule may
 choose on goes with finishing the four held out, over every genome of
@@ -122,11 +135,13 @@ def in_pool(name: str) -> bool:
     return name.startswith(POOL)
 
 
-def run_candidates(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndarray], int]:
+def run_candidates(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndarray], int,
+                                                list[list[str]]]:
     """As `run_genomes`, with every candidate the run's validation played
     (RUN_DIR/candidates/, "candidate gen-0075-hall-of-fame-0": the run's
     own genome and each other once, by its first validation) in place of
-    its last population."""
+    its last population; and which of those each validation played, in
+    order (the genome chosen before it aside)."""
     config, genomes, repeat = run_genomes(run_dir)
     folder = Path(run_dir) / CANDIDATES_DIR
     files = sorted(folder.glob("gen-*.json"))
@@ -134,13 +149,15 @@ def run_candidates(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.n
         raise ValueError(f"{folder}: no candidates kept; accepted: a run started with "
                          f"--keep-candidates (keep_candidates = true)")
     out = {"the run's": genomes["the run's"]}
-    seen = {out["the run's"].tobytes()}
+    named = {out["the run's"].tobytes(): "the run's"}
+    schedule: dict[str, list[str]] = {}
     for path in files:
         genome = np.asarray(load_genome_file(path).genome, dtype=np.float64)
-        if genome.tobytes() not in seen:
-            seen.add(genome.tobytes())
+        if genome.tobytes() not in named:
+            named[genome.tobytes()] = f"candidate {path.stem}"
             out[f"candidate {path.stem}"] = genome
-    return config, out, repeat
+        schedule.setdefault(path.stem[:8], []).append(named[genome.tobytes()])
+    return config, out, repeat, list(schedule.values())
 
 
 def run_genomes(run_dir: str | Path) -> tuple[EvolutionConfig, dict[str, np.ndarray], int]:
@@ -185,10 +202,22 @@ def write_members(run_dir: str | Path, folder: str | Path) -> list[Path]:
     return paths
 
 
+# The designed sets by the short names the figures use.
+SHORT = {SIX: "six", EIGHT: "eight"}
+
+
+def generated_validation(config: EvolutionConfig) -> list[str]:
+    """The validation sets a run ranks its candidates on: all of them but
+    those it prefers among the nearly best (`validation_prefer`)."""
+    return [s for s in config.validation_stages if s not in config.validation_prefer]
+
+
 def stage_sets(config: EvolutionConfig) -> dict[str, list[str]]:
     """Every set played, by a short name: the validation sets as the run
     names them, then the designed and test sets."""
-    sets = {name: expand_stages([name]) for name in config.validation_stages}
+    sets = {name: expand_stages([name]) for name in generated_validation(config)}
+    sets.update({name: expand_stages([name]) for name in config.validation_prefer
+                 if name not in SHORT})
     sets["six"] = expand_stages([SIX])
     sets["eight"] = expand_stages([EIGHT])
     sets["places"] = expand_stages([PLACES])
@@ -239,7 +268,7 @@ def vote_play(config: EvolutionConfig, genomes: dict[str, np.ndarray],
 
 def rules(config: EvolutionConfig) -> dict[str, tuple[bool, list[str]]]:
     """Each rule of choice: (over the whole population?, the sets it scores)."""
-    validation = list(config.validation_stages)
+    validation = generated_validation(config)
     return {"the run's": (False, []),
             "validation": (True, validation),
             "+ six": (True, validation + ["six"]),
@@ -308,6 +337,34 @@ def figures_line(figures: dict[str, int]) -> str:
             f"{figures['eight']:>5} {figures['held out']:>8} {figures['built-in']:>8}  {test}")
 
 
+def choose_as_run(played: dict[str, dict[str, list[bool]]], schedule: list[list[str]],
+                  validation: list[str], sets: dict[str, list[str]], weight: str,
+                  preferred: list[str], near: int) -> str:
+    """The genome a run's own validation would have given, applying its rule
+    at each validation in turn as `evolution.loop.validation` does: the
+    genome chosen so far first, then that validation's candidates; the
+    best score on `validation` (by `weight`), or with `preferred` sets,
+    of those completing at most `near` stages of `validation` fewer than
+    the best, the most of `preferred`; the earlier on a tie (the run
+    breaks a tie on the score by the mean reward, which is not played
+    here)."""
+    chosen = None
+    for names in schedule:
+        pool = ([chosen] if chosen is not None else []) + [n for n in names if n != chosen]
+        pool = list(dict.fromkeys(pool))
+        if preferred:
+            finished = {n: sum(count(played[n][s]) for s in validation) for n in pool}
+            floor = max(finished.values()) - near
+            pool_near = [n for n in pool if finished[n] >= floor]
+            chosen = max(pool_near, key=lambda n: (
+                sum(count(played[n][s]) for s in preferred),
+                score_over(played[n], validation, sets, weight), -pool.index(n)))
+        else:
+            chosen = max(pool, key=lambda n: (score_over(played[n], validation, sets, weight),
+                                              -pool.index(n)))
+    return chosen
+
+
 def correlation(a: np.ndarray, b: np.ndarray) -> float:
     """Pearson's r of two centred series; 0 where either never varies."""
     spread = float(np.sqrt((a * a).sum() * (b * b).sum()))
@@ -359,15 +416,17 @@ def main(argv: list[str] | None = None) -> int:
     centred: dict[str, list[float]] = {}
     for run_dir in args.runs:
         try:
-            config, genomes, repeat = (run_candidates if args.candidates
-                                       else run_genomes)(run_dir)
+            if args.candidates:
+                config, genomes, repeat, schedule = run_candidates(run_dir)
+            else:
+                config, genomes, repeat = run_genomes(run_dir)
         except ValueError as exc:   # CheckpointError and GenomeFileError among them
             print(f"{parser.prog}: error: {exc}", file=sys.stderr)
             return 1
         sets = stage_sets(config)
         played = play(config, genomes, sets, repeat, args.workers)
         population = [n for n in played if in_pool(n)]
-        validation = list(config.validation_stages)
+        validation = generated_validation(config)
         for key, set_names in (("validation", validation), ("six", ["six"]),
                                ("eight", ["eight"]), ("places", ["places"]),
                                ("held out", ["held out"])):
@@ -400,6 +459,13 @@ def main(argv: list[str] | None = None) -> int:
                  for rule, (over_population, chosen_on) in rules(config).items()}
         picks["six, near"] = choose_near(played, validation, sets, config.validation_weight,
                                          args.near)
+        if args.candidates:
+            preferred = [SHORT.get(s, s) for s in config.validation_prefer] or ["six"]
+            near = config.validation_near if config.validation_prefer else args.near
+            picks["run, plain"] = choose_as_run(played, schedule, validation, sets,
+                                                config.validation_weight, [], 0)
+            picks["run, near"] = choose_as_run(played, schedule, validation, sets,
+                                               config.validation_weight, preferred, near)
         for rule, name in picks.items():
             figures = figure_row(played[name], validation, tests)
             for key, value in figures.items():

@@ -177,7 +177,7 @@ def test_the_members_are_written_as_genome_files_that_replay_plays(choice, tmp_p
 def test_with_candidates_the_pool_is_every_genome_validation_played_each_once(choice, tmp_path):
     run = tmp_path / "run"
     evolve(small(keep_candidates=True, generations=3), run)
-    config, genomes, repeat = choice.run_candidates(run)
+    config, genomes, repeat, schedule = choice.run_candidates(run)
     names = list(genomes)
     assert names[0] == "the run's" and repeat == config.action_repeat
     files = sorted((run / "candidates").glob("gen-*.json"))
@@ -191,6 +191,15 @@ def test_with_candidates_the_pool_is_every_genome_validation_played_each_once(ch
         stem = name.removeprefix("candidate ")
         assert np.array_equal(genomes[name], kept[stem])
         assert not any(np.array_equal(kept[s], kept[stem]) for s in kept if s < stem)
+    # Which each validation played, in order, by those names.
+    by_generation = {}
+    for p in files:
+        by_generation.setdefault(p.stem[:8], []).append(kept[p.stem])
+    assert len(schedule) == len(by_generation)
+    for played_then, genomes_then in zip(schedule, by_generation.values()):
+        assert [genomes[n].tobytes() for n in played_then] == [
+            np.asarray(g, dtype=np.float64).tobytes() for g in genomes_then]
+    assert "the run's" in {n for names in schedule for n in names}
     # Every one of them is in the pool a rule over the population picks from.
     assert all(choice.in_pool(n) for n in names[1:]) and not choice.in_pool("the run's")
 
@@ -201,3 +210,24 @@ def test_candidates_of_a_run_that_kept_none_are_refused_on_one_line(choice, tmp_
     err = capsys.readouterr().err
     assert "no candidates kept" in err and "--keep-candidates" in err
     assert err.count("\n") == 1
+
+
+def test_the_run_s_rule_is_applied_at_each_validation_with_the_choice_carried_over(choice):
+    sets = {"v": [f"v{i}" for i in range(6)], "six": ["a", "b", "c"]}
+
+    def run(six: int, validation: int) -> dict[str, list[bool]]:
+        return {"v": [i < validation for i in range(6)], "six": [i < six for i in range(3)]}
+
+    played = {"early": run(3, 4), "late": run(0, 6), "last": run(1, 5)}
+    schedule = [["early"], ["late", "last"]]
+    # The plain rule keeps the best on validation seen so far.
+    assert choice.choose_as_run(played, schedule, ["v"], sets, "set", [], 0) == "late"
+    # Preferring the six within two stages of the best: at the second
+    # validation "early" (4) is carried over and two below "late" (6).
+    assert choice.choose_as_run(played, schedule, ["v"], sets, "set", ["six"], 2) == "early"
+    # Within one: "early" drops out, and of "late" and "last", the six.
+    assert choice.choose_as_run(played, schedule, ["v"], sets, "set", ["six"], 1) == "last"
+    # A genome chosen is compared again at every later validation: here
+    # the last validation holds only a worse one, and the choice stays.
+    assert choice.choose_as_run(played, [["late"], ["last"]], ["v"], sets, "set",
+                                ["six"], 0) == "late"
