@@ -3,8 +3,9 @@ any number of `evolution.tune` processes.
 
 - `check_out` refuses, before anything is written, an OUT that cannot
   hold a study: a file, a path under a file, a folder that cannot be
-  created or written, a study.db that is not an SQLite file of Optuna's,
-  or one another program keeps locked for longer than `LOCK_WAIT_SECONDS`.
+  created or written, a study.db that is not an SQLite file of Optuna's
+  (read holding `StudyLock`, so never half made by another process), or
+  one another program keeps locked for longer than `LOCK_WAIT_SECONDS`.
 - `StudyLock` serialises what must not interleave between processes:
   creating the tables and the study (SQLAlchemy's `create_all` is not safe
   when two processes race on a new file), and counting the trials in play
@@ -60,7 +61,14 @@ def check_out(out: Path) -> None:
         raise StudyFileError(f"--out {out} is not writable; accepted: a writable folder")
     study = out / STUDY_NAME
     if study.exists() or study.is_symlink():
-        check_study_file(study)
+        # A process started at the same moment may be creating the study's
+        # tables, holding the lock: the file is read once they are made.
+        lock = StudyLock(out)
+        try:
+            with lock:
+                check_study_file(study)
+        finally:
+            lock.close()
 
 
 def make_out(out: Path) -> None:

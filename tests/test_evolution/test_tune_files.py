@@ -145,3 +145,38 @@ def test_a_study_locked_by_another_program_during_a_trial_ends_in_one_line(
     done = tune(out)
     assert done.returncode == 0, done.stderr
     assert "(#1)" in done.stdout
+
+
+def test_a_study_file_another_tuning_is_still_making_is_read_once_it_is_made(tmp_path):
+    # Two tunings started together on a new --out: one holds the lock while
+    # its study's tables are made one by one; the other, checking the file
+    # meanwhile, waits for the lock instead of calling it not a study.
+    import threading
+    import time
+
+    import optuna
+
+    whole = tmp_path / "whole.db"
+    optuna.create_study(study_name="tune", storage=f"sqlite:///{whole}")
+    out = tmp_path / "out"
+    out.mkdir()
+    half = sqlite3.connect(out / "study.db")
+    half.execute("CREATE TABLE studies (study_id INTEGER PRIMARY KEY)")
+    half.commit()
+    half.close()
+    maker = tune_storage.StudyLock(out)
+    maker.__enter__()
+
+    def finish() -> None:
+        time.sleep(0.5)
+        (out / "study.db").write_bytes(whole.read_bytes())
+        maker.__exit__(None, None, None)
+
+    thread = threading.Thread(target=finish)
+    thread.start()
+    try:
+        tune_storage.check_out(out)      # no error: it read the finished file
+    finally:
+        thread.join()
+        maker.close()
+    assert not thread.is_alive()
