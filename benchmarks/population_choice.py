@@ -302,12 +302,13 @@ NEAR = 3
 
 
 def choose_near(played: dict[str, dict[str, list[bool]]], validation: list[str],
-                sets: dict[str, list[str]], weight: str, near: int = NEAR) -> str:
-    """The generated validation stages first, the six among those nearly as
-    good: of every genome that finishes at least the most validation
-    stages any does less `near`, the one that finishes the most of the
-    six, then the highest validation score (`completion_score`), then the
-    earlier genome."""
+                sets: dict[str, list[str]], weight: str, near: int = NEAR,
+                preferred: tuple[str, ...] = ("six",)) -> str:
+    """The generated validation stages first, the six (or the `preferred`
+    sets) among those nearly as good: of every genome that finishes at
+    least the most validation stages any does less `near`, the one that
+    finishes the most of the six, then the highest validation score
+    (`completion_score`), then the earlier genome."""
     names = list(played)
 
     def finished(name: str) -> int:
@@ -315,7 +316,7 @@ def choose_near(played: dict[str, dict[str, list[bool]]], validation: list[str],
 
     floor = max(finished(n) for n in names) - near
     eligible = [n for n in names if finished(n) >= floor]
-    return max(eligible, key=lambda n: (count(played[n]["six"]),
+    return max(eligible, key=lambda n: (sum(count(played[n][s]) for s in preferred),
                                         score_over(played[n], validation, sets, weight),
                                         -names.index(n)))
 
@@ -350,18 +351,9 @@ def choose_as_run(played: dict[str, dict[str, list[bool]]], schedule: list[list[
     here)."""
     chosen = None
     for names in schedule:
-        pool = ([chosen] if chosen is not None else []) + [n for n in names if n != chosen]
-        pool = list(dict.fromkeys(pool))
-        if preferred:
-            finished = {n: sum(count(played[n][s]) for s in validation) for n in pool}
-            floor = max(finished.values()) - near
-            pool_near = [n for n in pool if finished[n] >= floor]
-            chosen = max(pool_near, key=lambda n: (
-                sum(count(played[n][s]) for s in preferred),
-                score_over(played[n], validation, sets, weight), -pool.index(n)))
-        else:
-            chosen = max(pool, key=lambda n: (score_over(played[n], validation, sets, weight),
-                                              -pool.index(n)))
+        pool = {n: played[n] for n in ([chosen] if chosen is not None else []) + names}
+        chosen = (choose_near(pool, validation, sets, weight, near, tuple(preferred))
+                  if preferred else choose(pool, True, validation, sets, weight))
     return chosen
 
 

@@ -36,8 +36,8 @@ COUNT_COLUMNS = ("gen", "evals", "completions", "test_goals", "frames", "val_goa
 RUN_ACCEPTED = (f"a run directory written by evolution holds {CONFIG_NAME} and "
                 f"{LOGBOOK_NAME} (columns {','.join(LOGBOOK_COLUMNS)})")
 
-__all__ = ["BEST_NAME", "CANDIDATES_DIR", "CONFIG_NAME", "LOGBOOK_NAME", "RUN_FORMAT", "RunFileError",
-           "write_config", "read_config", "read_config_data", "write_logbook",
+__all__ = ["BEST_NAME", "CANDIDATES_DIR", "CONFIG_NAME", "LOGBOOK_NAME", "RUN_FORMAT",
+           "RunFileError", "write_config", "read_config", "read_config_data", "write_logbook",
            "read_logbook", "read_logbook_columns", "write_best", "write_candidate",
            "run_complete"]
 
@@ -185,12 +185,20 @@ def write_best(run_dir: Path, config: EvolutionConfig, genome: np.ndarray,
     held-out results when it was tested, and which validation candidate
     it was when it was chosen on validation stages; `action_repeat` is the
     one its fitness was scored at (default: the run's)."""
+    _write_run_genome(Path(run_dir) / BEST_NAME, config, genome, fitness, summary, generation,
+                      config.action_repeat if action_repeat is None else action_repeat,
+                      held_out=held_out, chosen=chosen)
+
+
+def _write_run_genome(path: Path, config: EvolutionConfig, genome: np.ndarray,
+                      fitness: float, summary: dict, generation: int, action_repeat: int,
+                      held_out: dict | None = None, chosen: dict | None = None) -> None:
+    """A genome of the run as a genome file, with the run's settings."""
     write_genome_file(
-        Path(run_dir) / BEST_NAME, genome, observation=config.observation,
+        path, genome, observation=config.observation,
         stages=list(config.stages), max_steps=config.max_steps,
         stall_frames=config.stall_frames, training_stall_frames=config.training_stall_frames,
-        action_repeat=config.action_repeat if action_repeat is None else action_repeat,
-        fitness=fitness, generation=generation,
+        action_repeat=action_repeat, fitness=fitness, generation=generation,
         seed=config.seed, results=summary["results"], held_out=held_out,
         policy=config.policy_spec(), chosen=chosen)
 
@@ -203,13 +211,8 @@ def write_candidate(run_dir: Path, name: str, config: EvolutionConfig, genome: n
     candidate it was, the generation (and start) it was validated in and
     what it validated (`validated`). Written again alike on a resume."""
     path = Path(run_dir) / CANDIDATES_DIR / f"{name}.json"
-    write_genome_file(
-        path, genome, observation=config.observation,
-        stages=list(config.stages), max_steps=config.max_steps,
-        stall_frames=config.stall_frames, training_stall_frames=config.training_stall_frames,
-        action_repeat=action_repeat, fitness=fitness, generation=validated["generation"],
-        seed=config.seed, results=summary["results"], policy=config.policy_spec(),
-        chosen=validated)
+    _write_run_genome(path, config, genome, fitness, summary, validated["generation"],
+                      action_repeat, chosen=validated)
     return path
 
 
