@@ -105,6 +105,14 @@ class EvolutionConfig:
     # the rule above over the other sets). Empty: all sets compare alike.
     validation_prefer: tuple[str, ...] = ()
     validation_near: int = 0
+    # With `validation_prefer`: at each validation, the last population
+    # plays the preferred sets alone (a few designed stages cost little
+    # beside the generated ones), and this many of its members, those
+    # completing the most of them (then the fittest), join the candidates.
+    # The hall of fame and the strategy's own candidates come from one
+    # corner of the search; a designed stage may be finished by a member
+    # that none of them is.
+    validation_screen: int = 0
     # Write every candidate validation plays as a genome file in the run's
     # `candidates/` folder, so that another rule of choice can be tried
     # on them afterwards (benchmarks/population_choice.py --candidates).
@@ -361,11 +369,19 @@ class EvolutionConfig:
         if isinstance(near, bool) or not isinstance(near, int) or near < 0:
             raise ConfigError(f"validation_near must be a whole number of validation "
                               f"stages >= 0, got {near!r}")
+        screen = self.validation_screen
+        if isinstance(screen, bool) or not isinstance(screen, int) or screen < 0:
+            raise ConfigError(f"validation_screen must be a whole number of population "
+                              f"members >= 0, got {screen!r}")
         if not self.validation_prefer:
             if near:
                 raise ConfigError("validation_near widens the candidates validation_prefer "
                                   "chooses among, so it needs validation_prefer; accepted: "
                                   "validation_near 0 without it")
+            if screen:
+                raise ConfigError("validation_screen picks population members by the sets "
+                                  "validation_prefer names, so it needs validation_prefer; "
+                                  "accepted: validation_screen 0 without it")
             return
         outside = [s for s in self.validation_prefer if s not in self.validation_stages]
         if outside:

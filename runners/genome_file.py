@@ -72,8 +72,8 @@ class GenomeRecord:
     fitness_stages: tuple[str, ...] | None = None
     held_out: dict[str, Any] | None = None
     # Chosen on validation stages: which candidate it was ("hall of fame",
-    # "recommendation", "strategy candidate") and the generation it was
-    # chosen in; None for a run without validation.
+    # "recommendation", "strategy candidate", "population member") and the
+    # generation it was chosen in; None for a run without validation.
     chosen: dict[str, Any] | None = None
     # What the genome is (family, observation, settings); None: linear.
     policy_spec: Policy | None = None

@@ -153,6 +153,11 @@ def build_parser() -> argparse.ArgumentParser:
     opt("--validation-near", type=int, metavar="N",
         help="how many stages of the other validation sets a candidate may complete "
              "fewer than the best one and still be chosen for --validation-prefer")
+    opt("--validation-screen", type=int, metavar="N",
+        help="at each validation, play the last population on the --validation-prefer "
+             "sets alone and add the N members completing the most of them (then the "
+             "fittest) to the candidates (default 0: the hall of fame, the strategy's "
+             "recommendation and its own candidates only)")
     opt("--keep-candidates", action="store_true",
         help="write every candidate validation plays as a genome file in "
              "RUN_DIR/candidates/ (gen-GENERATION-CANDIDATE.json, with what it "

@@ -44,6 +44,8 @@ HALL_OF_FAME = "hall of fame"
 RECOMMENDATION = "recommendation"
 # A strategy's own candidates: CMA-ES's mean with --cma-validate-mean 1.
 STRATEGY_CANDIDATE = "strategy candidate"
+# A member of the last population picked by `validation_screen`.
+POPULATION_MEMBER = "population member"
 UNKNOWN = "unknown"
 
 
@@ -180,7 +182,25 @@ class Validation(Reporter):
             add(*run.recommended(gen), new(RECOMMENDATION))
         for genome in run.strategy.candidates():
             add(*run.scored(genome, gen), new(STRATEGY_CANDIDATE))
+        for ind in self._screened(run):
+            add(ind, ind.fitness.values[0], run.evaluations.summary(ind), new(POPULATION_MEMBER))
         return out
+
+    def _screened(self, run: RunState) -> list:
+        """The `validation_screen` members of the last finished population
+        that complete the most of the preferred sets, then the fittest,
+        then the earlier; none that completes none of them."""
+        count = self.config.validation_screen
+        if not count or run.done is None or not run.population:
+            return []
+        members = list(run.population)
+        names = sorted(self.preferred_names)
+        played = self.evaluator(members, names)
+        completed = [sum(bool(r["metrics"]["goal_reached"]) for r in result["results"].values())
+                     for _, result in played]
+        order = sorted(range(len(members)),
+                       key=lambda i: (-completed[i], -members[i].fitness.values[0], i))
+        return [members[i] for i in order[:count] if completed[i] > 0]
 
     def rescore(self, fitness: float, summary: dict) -> None:
         """Give the chosen genome a new training fitness and summary (its

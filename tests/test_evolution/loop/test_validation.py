@@ -328,7 +328,11 @@ PREFERRED = ("gen:easy:200-203", "gen:easy:204-206")
      "validation_prefer names every validation set"),
     ({"validation_near": 2, "validation_stages": VALIDATION}, "needs validation_prefer"),
     ({"validation_near": -1, "validation_stages": PREFERRED,
-      "validation_prefer": PREFERRED[1:]}, "validation_near must be a whole number")])
+      "validation_prefer": PREFERRED[1:]}, "validation_near must be a whole number"),
+    ({"validation_screen": 2, "validation_stages": VALIDATION}, "validation_screen picks "
+     "population members by the sets validation_prefer names, so it needs validation_prefer"),
+    ({"validation_screen": -1, "validation_stages": PREFERRED,
+      "validation_prefer": PREFERRED[1:]}, "validation_screen must be a whole number")])
 def test_a_preference_it_cannot_use_is_refused(changes, named):
     with pytest.raises(ConfigError, match=named):
         config(**changes)
@@ -408,3 +412,62 @@ def test_a_run_with_preferred_sets_evolves_the_same(tmp_path):
     training = ("seconds", "val_goals", "val_progress", "test_goals", "test_progress", "best")
     assert rows(tmp_path / "prefer", drop=training) == rows(tmp_path / "plain", drop=training)
     assert prefer.logbook[-1]["max"] == plain.logbook[-1]["max"]
+
+
+def test_the_screen_adds_the_members_completing_most_of_the_preferred_sets():
+    from types import SimpleNamespace
+
+    from evolution.loop.validation import POPULATION_MEMBER, Validation
+
+    preferred = [f"gen:easy:{i}" for i in range(204, 207)]
+    # Member k completes the first `done[k]` preferred stages; its training
+    # fitness is `fit[k]`.
+    done, fit = [1, 3, 0, 3, 2], [5.0, 1.0, 9.0, 2.0, 8.0]
+    members = []
+    for k in range(5):
+        member = [float(k)]
+        member = SimpleNamespace(genome=member, fitness=SimpleNamespace(values=(fit[k],)))
+        members.append(member)
+    asked = []
+
+    def evaluator(genomes, stages):
+        asked.append(list(stages))
+        return [(0.0, {"progress": 0.0, "results": {
+            name: {"metrics": {"goal_reached": j < done[int(g.genome[0])]}}
+            for j, name in enumerate(stages)}}) for g in genomes]
+
+    def screened(count):
+        v = Validation(config(validation_stages=PREFERRED, validation_prefer=PREFERRED[1:],
+                              validation_screen=count), evaluator)
+        run = SimpleNamespace(done=object(), population=members)
+        return [int(m.genome[0]) for m in v._screened(run)]
+
+    # The preferred stages alone are played; the most completed first (3:
+    # members 1 and 3, the fitter first), then 2 (member 4), then 1.
+    assert screened(3) == [3, 1, 4]
+    assert asked[-1] == preferred
+    assert screened(1) == [3]
+    # A member completing none of them is never added.
+    assert screened(5) == [3, 1, 4, 0]
+    assert POPULATION_MEMBER == "population member"
+
+
+def test_a_run_with_a_screen_keeps_population_members_and_evolves_the_same(tmp_path):
+    from runners.genome_file import load_genome_file as load_genome
+
+    common = dict(validation_stages=PREFERRED, validation_prefer=PREFERRED[1:],
+                  generations=3, test_every=1, max_steps=4000)
+    plain = evolve(config(**common), tmp_path / "plain")
+    screen = evolve(config(**common, validation_screen=10, keep_candidates=True),
+                    tmp_path / "screen")
+    training = ("seconds", "val_goals", "val_progress", "test_goals", "test_progress", "best")
+    assert rows(tmp_path / "screen", drop=training) == rows(tmp_path / "plain", drop=training)
+    assert screen.logbook[-1]["max"] == plain.logbook[-1]["max"]
+    kept = [load_genome(p) for p in sorted((tmp_path / "screen" / "candidates").glob("*.json"))]
+    members = [k for k in kept if k.chosen["candidate"] == "population member"]
+    assert members, "easy stages are finished by some member of every population"
+    # Each member kept completes a preferred stage (the screen's condition).
+    preferred = {f"gen:easy:{i}" for i in range(204, 207)}
+    for k in members:
+        assert any(done for name, done in k.chosen["validation_completed"].items()
+                   if name in preferred)
