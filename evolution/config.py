@@ -113,6 +113,14 @@ class EvolutionConfig:
     # corner of the search; a designed stage may be finished by a member
     # that none of them is.
     validation_screen: int = 0
+    # With `validation_prefer`: the least share of each other validation
+    # set (in the order of `validation_stages`) a candidate must complete
+    # for the preferred sets to choose it, e.g. (0.97, 0.95, 0.9): a fixed
+    # bar that a better genome found later does not raise, where
+    # `validation_near` counts from the best so far. Candidates meeting it
+    # are chosen among by the preferred sets (then the rank over the
+    # others); none meeting it, `validation_near` decides. Empty: no bar.
+    validation_floor: tuple[float, ...] = ()
     # Write every candidate validation plays as a genome file in the run's
     # `candidates/` folder, so that another rule of choice can be tried
     # on them afterwards (benchmarks/population_choice.py --candidates).
@@ -159,6 +167,8 @@ class EvolutionConfig:
     def __post_init__(self) -> None:
         for key in STAGE_LISTS:
             object.__setattr__(self, key, tuple(getattr(self, key)))
+        if isinstance(self.validation_floor, (list, tuple)):
+            object.__setattr__(self, "validation_floor", tuple(self.validation_floor))
         object.__setattr__(self, "options", self._strategy_options())
         if self.policy is None:
             own = (get_strategy(self.algorithm).policy
@@ -382,6 +392,10 @@ class EvolutionConfig:
                 raise ConfigError("validation_screen picks population members by the sets "
                                   "validation_prefer names, so it needs validation_prefer; "
                                   "accepted: validation_screen 0 without it")
+            if self.validation_floor:
+                raise ConfigError("validation_floor bars the candidates validation_prefer "
+                                  "chooses among, so it needs validation_prefer; accepted: "
+                                  "no validation_floor without it")
             return
         outside = [s for s in self.validation_prefer if s not in self.validation_stages]
         if outside:
@@ -393,6 +407,21 @@ class EvolutionConfig:
             raise ConfigError(
                 "validation_prefer names every validation set, leaving none for the "
                 "candidates to be nearly best on; accepted: some of validation_stages")
+        self._check_floor()
+
+    def _check_floor(self) -> None:
+        floor = self.validation_floor
+        others = [s for s in self.validation_stages if s not in self.validation_prefer]
+        if not isinstance(floor, tuple) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1
+                for v in floor):
+            raise ConfigError(f"validation_floor must be shares from 0 to 1, one for each "
+                              f"validation set not preferred, got {floor!r}")
+        if floor and len(floor) != len(others):
+            raise ConfigError(
+                f"validation_floor gives {len(floor)} share(s) for {len(others)} validation "
+                f"set(s) not preferred; accepted: one share for each of "
+                f"{', '.join(others)}, in that order")
 
     def _check_starts(self) -> None:
         if not isinstance(self.starts, int) or isinstance(self.starts, bool) \
@@ -609,6 +638,7 @@ class EvolutionConfig:
         d = asdict(self)
         for key in STAGE_LISTS:
             d[key] = list(getattr(self, key))
+        d["validation_floor"] = list(self.validation_floor)
         d["options"] = dict(self.options)
         return d
 

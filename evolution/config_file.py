@@ -57,7 +57,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "task": ("stages", "stages_per_generation", "always_stages", "stage_draw",
              "start_shift",
              "validation_stages", "validation_weight", "validation_prefer", "validation_near",
-             "validation_screen", "keep_candidates", "test_stages", "test_every",
+             "validation_screen", "validation_floor", "keep_candidates", "test_stages", "test_every",
              "observation", "action_repeat", "final_action_repeat", "max_steps",
              "stall_frames", "training_stall_frames"),
     "policy": ("policy", *FAMILY_SETTINGS),
@@ -222,6 +222,14 @@ def _stages(empty: bool) -> Callable[[Any], Any]:
     return check
 
 
+def _shares(value: Any) -> list[float]:
+    if not isinstance(value, list) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1
+            for v in value):
+        raise ValueError(f"must be a list of shares from 0 to 1, got {_shown(value)}")
+    return [float(v) for v in value]
+
+
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"must be true or false, got {_shown(value)}")
@@ -247,7 +255,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "start_shift": _whole(0),
     "validation_weight": _choice(lambda: VALIDATION_WEIGHTS), "keep_candidates": _flag,
     "validation_prefer": _stages(True), "validation_near": _whole(0),
-    "validation_screen": _whole(0),
+    "validation_screen": _whole(0), "validation_floor": _shares,
     "test_every": _whole(1),
     "observation": _choice(list_observations), "action_repeat": _whole(1),
     "final_action_repeat": _whole(1), "final_frames": _whole(1),

@@ -158,6 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
              "sets alone and add the N members completing the most of them (then the "
              "fittest) to the candidates (default 0: the hall of fame, the strategy's "
              "recommendation and its own candidates only)")
+    opt("--validation-floor", nargs="+", type=float, metavar="SHARE",
+        help="with --validation-prefer: the least share of each other validation set, "
+             "in order, a candidate must complete for the preferred sets to choose it, "
+             "e.g. 0.97 0.95 0.9 for gen:medium:2000-2049 gen:hard:2000-2049 "
+             "gen:expert:10000-10199; a fixed bar, where --validation-near counts from "
+             "the best so far (none meeting it: --validation-near decides)")
     opt("--keep-candidates", action="store_true",
         help="write every candidate validation plays as a genome file in "
              "RUN_DIR/candidates/ (gen-GENERATION-CANDIDATE.json, with what it "

@@ -95,7 +95,7 @@ class Validation(Reporter):
             return {"val_goals": None, "val_progress": None}
         candidates = self._candidates(run, gen)
         scores = self.evaluator([c[0] for c in candidates], self.stages)
-        ranked, keys, preferred, others = [], [], [], []
+        ranked, keys, preferred, others, floored = [], [], [], [], []
         for (genome, fitness, summary, origin), (reward, result) in zip(candidates, scores):
             completed = {name: bool(r["metrics"]["goal_reached"])
                          for name, r in result["results"].items()}
@@ -104,7 +104,8 @@ class Validation(Reporter):
             ranked.append((self._rank(completed, float(reward)), goals, origin))
             preferred.append(sum(completed[name] for name in self.preferred_names))
             others.append(sum(completed[name] for name in self.other_names))
-        best = self._choose(ranked, preferred, others)
+            floored.append(self._meets_floor(completed))
+        best = self._choose(ranked, preferred, others, floored)
         genome, fitness, summary, origin = candidates[best]
         if self.config.keep_candidates and self.run_dir is not None:
             self._keep(gen, candidates, scores, ranked)
@@ -120,18 +121,29 @@ class Validation(Reporter):
         return (completion_score({k: v for k, v in completed.items() if k in self.other_names},
                                  self.others, self.config.validation_weight), reward)
 
+    def _meets_floor(self, completed: dict[str, bool]) -> bool:
+        """Whether a candidate completes at least `validation_floor`'s share
+        of each set not preferred (False without a floor)."""
+        floor = self.config.validation_floor
+        return bool(floor) and all(
+            sum(completed[name] for name in names) >= share * len(names) - 1e-9
+            for share, names in zip(floor, self.others))
+
     def _choose(self, ranked: list[tuple[tuple, int, dict]], preferred: list[int],
-                others: list[int]) -> int:
+                others: list[int], floored: list[bool] | None = None) -> int:
         """The index of the candidate chosen: the best rank, the earlier on
-        a tie; with `validation_prefer`, among those completing at most
-        `validation_near` stages of the other sets fewer than the best of
-        them, the most of the preferred sets first."""
+        a tie; with `validation_prefer`, the most of the preferred sets
+        first among those meeting `validation_floor` (`floored`), or when
+        none does, among those completing at most `validation_near`
+        stages of the other sets fewer than the best of them."""
         order = range(len(ranked))
         if not self.prefer:
             return max(order, key=lambda i: (ranked[i][0], -i))
-        floor = max(others) - self.config.validation_near
-        return max((i for i in order if others[i] >= floor),
-                   key=lambda i: (preferred[i], ranked[i][0], -i))
+        pool = [i for i in order if floored and floored[i]]
+        if not pool:
+            near = max(others) - self.config.validation_near
+            pool = [i for i in order if others[i] >= near]
+        return max(pool, key=lambda i: (preferred[i], ranked[i][0], -i))
 
     def _keep(self, gen: int, candidates: list, scores: list, ranked: list) -> None:
         """Write the candidates first validated in `gen` (not the genome

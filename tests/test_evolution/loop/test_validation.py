@@ -332,7 +332,16 @@ PREFERRED = ("gen:easy:200-203", "gen:easy:204-206")
     ({"validation_screen": 2, "validation_stages": VALIDATION}, "validation_screen picks "
      "population members by the sets validation_prefer names, so it needs validation_prefer"),
     ({"validation_screen": -1, "validation_stages": PREFERRED,
-      "validation_prefer": PREFERRED[1:]}, "validation_screen must be a whole number")])
+      "validation_prefer": PREFERRED[1:]}, "validation_screen must be a whole number"),
+    ({"validation_floor": (0.9,), "validation_stages": VALIDATION},
+     "validation_floor bars the candidates validation_prefer chooses among, so it needs "
+     "validation_prefer"),
+    ({"validation_floor": (0.9, 0.9), "validation_stages": PREFERRED,
+      "validation_prefer": PREFERRED[1:]}, "validation_floor gives 2 share\\(s\\) for 1 "
+     "validation set\\(s\\) not preferred; accepted: one share for each of "
+     "gen:easy:200-203, in that order"),
+    ({"validation_floor": (1.5,), "validation_stages": PREFERRED,
+      "validation_prefer": PREFERRED[1:]}, "validation_floor must be shares from 0 to 1")])
 def test_a_preference_it_cannot_use_is_refused(changes, named):
     with pytest.raises(ConfigError, match=named):
         config(**changes)
@@ -471,3 +480,33 @@ def test_a_run_with_a_screen_keeps_population_members_and_evolves_the_same(tmp_p
     for k in members:
         assert any(done for name, done in k.chosen["validation_completed"].items()
                    if name in preferred)
+
+
+def test_a_floor_is_a_fixed_bar_and_the_near_rule_decides_when_none_meets_it():
+    from evolution.loop.validation import Validation
+
+    chooser = Validation(config(validation_stages=PREFERRED, validation_prefer=PREFERRED[1:],
+                                validation_floor=(0.75,), validation_near=0), evaluator=None)
+    # The others' set has 4 stages: a floor of 0.75 asks for 3 of them.
+    done = lambda k: {f"gen:easy:{200 + j}": j < k for j in range(4)}
+    assert [chooser._meets_floor(done(k)) for k in range(5)] == [False] * 3 + [True] * 2
+    ranked = [((1.0, 5.0), 4, {}), ((0.75, 9.0), 6, {}), ((0.5, 9.0), 5, {})]
+    preferred, others = [0, 2, 3], [4, 3, 2]
+    # Near 0 alone would keep only the first; the floor lets the second
+    # in, and it completes more of the preferred set.
+    assert chooser._choose(ranked, preferred, others, [True, True, False]) == 1
+    # None meets the floor: the near rule (0 below the best) decides.
+    assert chooser._choose(ranked, preferred, others, [False] * 3) == 0
+    assert chooser._choose(ranked, preferred, others) == 0
+
+
+def test_a_floor_reads_from_a_run_file(tmp_path):
+    from evolution.config_file import read_config_file as load_config_file
+
+    path = tmp_path / "run.toml"
+    path.write_text('[task]\nvalidation_stages = ["gen:easy:200-203", "gen:easy:204-206"]\n'
+                    'validation_prefer = ["gen:easy:204-206"]\nvalidation_floor = [0.75]\n')
+    assert load_config_file(path)["validation_floor"] == [0.75]
+    path.write_text('[task]\nvalidation_floor = [0.75, "high"]\n')
+    with pytest.raises(Exception, match="validation_floor.*must be a list of shares from 0 to 1"):
+        load_config_file(path)
