@@ -50,6 +50,10 @@ chosen so far carried over:
   `--validation-prefer` would have chosen: validation never steers the
   search, and the starts are ranked without the preferred sets, so the
   same run would have played the same candidates.
+- "run, floor": the same with a fixed bar in place of the nearly best
+  (`--validation-floor`): of the genomes completing at least the run's
+  `validation_floor` (without it: `--floor`) shares of the validation
+  sets, the most of the preferred sets; none meeting it, "run, near".
 
 The validation sets a run prefers are left out of "validation" (the
 generated stages, usually). `--each` prints every genome's figures too.
@@ -321,6 +325,13 @@ def choose_near(played: dict[str, dict[str, list[bool]]], validation: list[str],
                                         -names.index(n)))
 
 
+def meets_floor(row: dict[str, list[bool]], validation: list[str],
+                floor: tuple[float, ...]) -> bool:
+    """Whether a genome completes at least `floor`'s share of each set of
+    `validation`, in order (as `Validation._meets_floor`)."""
+    return all(count(row[s]) >= share * len(row[s]) - 1e-9 for share, s in zip(floor, validation))
+
+
 def figure_row(row: dict[str, list[bool]], validation: list[str],
                tests: list[str]) -> dict[str, int]:
     """What one genome finishes of each set printed, by the set's short name."""
@@ -340,19 +351,24 @@ def figures_line(figures: dict[str, int]) -> str:
 
 def choose_as_run(played: dict[str, dict[str, list[bool]]], schedule: list[list[str]],
                   validation: list[str], sets: dict[str, list[str]], weight: str,
-                  preferred: list[str], near: int) -> str:
+                  preferred: list[str], near: int, floor: tuple[float, ...] = ()) -> str:
     """The genome a run's own validation would have given, applying its rule
     at each validation in turn as `evolution.loop.validation` does: the
     genome chosen so far first, then that validation's candidates; the
     best score on `validation` (by `weight`), or with `preferred` sets,
-    of those completing at most `near` stages of `validation` fewer than
-    the best, the most of `preferred`; the earlier on a tie (the run
+    of those completing at least the `floor` shares of `validation` (or,
+    none doing so or no floor, at most `near` stages of `validation`
+    fewer than the best), the most of `preferred`; the earlier on a tie (the run
     breaks a tie on the score by the mean reward, which is not played
     here)."""
     chosen = None
     for names in schedule:
         pool = {n: played[n] for n in ([chosen] if chosen is not None else []) + names}
-        chosen = (choose_near(pool, validation, sets, weight, near, tuple(preferred))
+        barred = {n: row for n, row in pool.items()
+                  if floor and meets_floor(row, validation, floor)}
+        # Every genome meeting the floor is in reach, however far below the best.
+        reach = sum(len(sets[s]) for s in validation) if barred else near
+        chosen = (choose_near(barred or pool, validation, sets, weight, reach, tuple(preferred))
                   if preferred else choose(pool, True, validation, sets, weight))
     return chosen
 
@@ -378,6 +394,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--near", type=int, default=NEAR, metavar="K",
                         help=f"'six, near' chooses among the genomes at most K validation "
                              f"stages below the best (default {NEAR})")
+    parser.add_argument("--floor", type=float, nargs="+", metavar="SHARE",
+                        help="'run, floor' chooses among the genomes completing at least "
+                             "these shares of the validation sets, in order (default: the "
+                             "run's --validation-floor; without either, no such rule)")
     parser.add_argument("--each", action="store_true",
                         help="print every genome's figures, not only each rule's pick")
     parser.add_argument("--vote", action="store_true",
@@ -390,6 +410,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error(f"--workers must be 1 or more, got {args.workers}")
+    if args.floor is not None and not all(0 <= v <= 1 for v in args.floor):
+        parser.error(f"--floor takes shares from 0 to 1, got {' '.join(map(str, args.floor))}")
+    if args.floor is not None and not args.candidates:
+        parser.error("--floor applies the 'run, floor' rule to kept candidates; accepted: "
+                     "--floor with --candidates")
     if args.near < 0:
         parser.error(f"--near must be 0 or more validation stages, got {args.near}")
     if args.vote and args.candidates:
@@ -458,6 +483,16 @@ def main(argv: list[str] | None = None) -> int:
                                                 config.validation_weight, [], 0)
             picks["run, near"] = choose_as_run(played, schedule, validation, sets,
                                                config.validation_weight, preferred, near)
+            floor = tuple(config.validation_floor or args.floor or ())
+            if floor:
+                if len(floor) != len(validation):
+                    print(f"{parser.prog}: error: --floor gives {len(floor)} share(s) for "
+                          f"{len(validation)} validation set(s); accepted: one share for "
+                          f"each of {', '.join(validation)}", file=sys.stderr)
+                    return 2
+                picks["run, floor"] = choose_as_run(played, schedule, validation, sets,
+                                                    config.validation_weight, preferred, near,
+                                                    floor)
         for rule, name in picks.items():
             figures = figure_row(played[name], validation, tests)
             for key, value in figures.items():

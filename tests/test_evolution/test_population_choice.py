@@ -231,3 +231,11 @@ def test_the_run_s_rule_is_applied_at_each_validation_with_the_choice_carried_ov
     # the last validation holds only a worse one, and the choice stays.
     assert choice.choose_as_run(played, [["late"], ["last"]], ["v"], sets, "set",
                                 ["six"], 0) == "late"
+    # A floor of 4 of the 6 keeps "early" in reach whatever the best is;
+    # a floor none meets leaves the near rule to decide.
+    assert choice.choose_as_run(played, schedule, ["v"], sets, "set", ["six"], 0,
+                                (4 / 6,)) == "early"
+    assert choice.choose_as_run(played, schedule, ["v"], sets, "set", ["six"], 1,
+                                (1.0,)) == "late"
+    assert choice.choose_as_run(played, schedule, ["v"], sets, "set", ["six"], 1,
+                                (5 / 6,)) == "last"
